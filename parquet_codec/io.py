@@ -1,0 +1,94 @@
+"""Byte sources: the only module that touches files.
+
+Everything above works on byte ranges requested from a :class:`ByteSource`,
+so paths, in-memory buffers and file objects are served by the same code.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import BinaryIO
+
+from parquet_codec.errors import CorruptFileError, ParquetError
+
+Source = str | os.PathLike | bytes | bytearray | memoryview | BinaryIO
+
+
+class ByteSource:
+    """Random access to the bytes of one file."""
+
+    size: int
+    name: str
+
+    def read(self, offset: int, length: int) -> memoryview:
+        """Exactly ``length`` bytes at ``offset``; a range past the end is corrupt input."""
+        if offset < 0 or length < 0 or offset + length > self.size:
+            raise CorruptFileError(
+                f"byte range {offset}..{offset + length} lies outside the file of {self.size} bytes",
+                file_offset=offset,
+            )
+        return self._read(offset, length)
+
+    def _read(self, offset: int, length: int) -> memoryview:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+
+class BufferSource(ByteSource):
+    def __init__(self, data: bytes | bytearray | memoryview, name: str = "<buffer>") -> None:
+        self._view = memoryview(data).cast("B")
+        self.size = len(self._view)
+        self.name = name
+
+    def _read(self, offset: int, length: int) -> memoryview:
+        return self._view[offset : offset + length]
+
+
+class FileSource(ByteSource):
+    """A path (opened and owned here) or a seekable binary file object."""
+
+    def __init__(self, handle: BinaryIO, name: str, owned: bool) -> None:
+        self._handle = handle
+        self._owned = owned
+        self.name = name
+        try:
+            self.size = handle.seek(0, os.SEEK_END)
+        except (OSError, ValueError) as exc:
+            raise ParquetError(f"cannot seek in {name}: {exc}") from None
+        try:
+            self._fd: int | None = handle.fileno()
+        except (OSError, AttributeError, ValueError):
+            self._fd = None
+
+    def _read(self, offset: int, length: int) -> memoryview:
+        if self._fd is not None and self._owned:
+            data = os.pread(self._fd, length, offset)
+        else:
+            self._handle.seek(offset)
+            data = self._handle.read(length)
+        if len(data) != length:
+            raise CorruptFileError(f"short read: {len(data)} of {length} bytes", file_offset=offset)
+        return memoryview(data)
+
+    def close(self) -> None:
+        if self._owned:
+            self._handle.close()
+
+
+def open_source(source: Source | ByteSource) -> ByteSource:
+    """A path, a bytes-like object or a binary file object as a ByteSource."""
+    if isinstance(source, ByteSource):
+        return source
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return BufferSource(source)
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        return FileSource(open(path, "rb"), path, owned=True)  # noqa: SIM115 - closed by FileSource.close
+    if hasattr(source, "read") and hasattr(source, "seek"):
+        return FileSource(source, getattr(source, "name", "<file>"), owned=False)
+    raise TypeError(f"cannot read Parquet from {type(source).__name__}")
+
+
+__all__ = ["ByteSource", "BufferSource", "FileSource", "Source", "open_source"]

@@ -1,0 +1,223 @@
+"""Pages of a column chunk (File Format: "Data Pages", "Checksumming").
+
+A column chunk is a sequence of (PageHeader, body) pairs: at most one
+dictionary page first, then data pages v1 or v2. This module walks those
+pairs, verifies CRCs, decompresses, and splits a data page into its
+repetition levels, definition levels and encoded values. Decoding the values
+themselves is the column layer's business.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from parquet_codec import compression
+from parquet_codec.encodings.rle import BitPacked, RleBitPackedHybrid
+from parquet_codec.errors import ChecksumError, CorruptFileError, ParquetError, UnsupportedError
+from parquet_codec.format.ttypes import CompressionCodec, Encoding, PageHeader, PageType
+from parquet_codec.thrift_io import deserialize
+
+# A page header is a few dozen bytes; statistics can make it larger, but a
+# header this big is a corrupt length, not a real header.
+MAX_HEADER_SIZE = 16 * 2**20
+
+
+@dataclass
+class RawPage:
+    """One page as stored: its header and its (compressed) body."""
+
+    header: PageHeader
+    ordinal: int  # position among the chunk's pages, dictionary page included
+    offset: int  # file offset of the header
+    body: memoryview
+
+    @property
+    def type(self) -> int:
+        return self.header.type
+
+
+@dataclass
+class DataPage:
+    """A decompressed data page split into its sections."""
+
+    num_values: int  # level count: values and nulls
+    encoding: int
+    rep_levels: np.ndarray | None
+    def_levels: np.ndarray | None
+    values: memoryview  # encoded values, decompressed
+
+
+def iter_pages(chunk: memoryview, chunk_offset: int, num_values: int) -> Iterator[RawPage]:
+    """Walk the pages of a column chunk until ``num_values`` levels are seen.
+
+    ``chunk`` holds the chunk's bytes, which start at file offset ``chunk_offset``.
+    """
+    pos, seen, ordinal = 0, 0, 0
+    while seen < num_values or (pos < len(chunk) and ordinal == 0):
+        if pos >= len(chunk):
+            raise CorruptFileError(
+                f"column chunk ends after {seen} of {num_values} values", file_offset=chunk_offset + pos
+            )
+        header, used = deserialize(PageHeader, chunk, pos, end=min(len(chunk), pos + MAX_HEADER_SIZE))
+        offset = chunk_offset + pos
+        _check_header(header, ordinal, offset)
+        body_start = pos + used
+        body_end = body_start + header.compressed_page_size
+        if body_end > len(chunk):
+            raise CorruptFileError(
+                f"page of {header.compressed_page_size} bytes runs past the end of the column chunk",
+                page=ordinal,
+                file_offset=offset,
+            )
+        page = RawPage(header, ordinal, offset, chunk[body_start:body_end])
+        seen += _level_count(header)
+        yield page
+        pos, ordinal = body_end, ordinal + 1
+
+
+def _check_header(header: PageHeader, ordinal: int, offset: int) -> None:
+    for name in ("type", "uncompressed_page_size", "compressed_page_size"):
+        value = getattr(header, name)
+        if value is None or (name != "type" and value < 0):
+            raise CorruptFileError(f"page header has invalid {name} {value}", page=ordinal, file_offset=offset)
+    expected = {
+        PageType.DATA_PAGE: "data_page_header",
+        PageType.DATA_PAGE_V2: "data_page_header_v2",
+        PageType.DICTIONARY_PAGE: "dictionary_page_header",
+    }.get(header.type)
+    if expected is not None and getattr(header, expected) is None:
+        raise CorruptFileError(f"page header lacks its {expected}", page=ordinal, file_offset=offset)
+    sub = getattr(header, expected) if expected else None
+    if sub is not None and (sub.num_values is None or sub.num_values < 0):
+        raise CorruptFileError(f"page declares {sub.num_values} values", page=ordinal, file_offset=offset)
+
+
+def _level_count(header: PageHeader) -> int:
+    if header.type == PageType.DATA_PAGE:
+        return header.data_page_header.num_values
+    if header.type == PageType.DATA_PAGE_V2:
+        return header.data_page_header_v2.num_values
+    return 0
+
+
+def verify_crc(page: RawPage) -> None:
+    """Compare the header's CRC-32 with the page body as stored (compressed)."""
+    if page.header.crc is None:
+        return
+    actual = zlib.crc32(page.body)
+    if actual != page.header.crc & 0xFFFFFFFF:
+        raise ChecksumError(
+            f"page CRC-32 mismatch: header says {page.header.crc & 0xFFFFFFFF:#010x}, bytes give {actual:#010x}",
+            page=page.ordinal,
+            file_offset=page.offset,
+        )
+
+
+def decompress_body(page: RawPage, codec: int, body: memoryview | None = None) -> memoryview:
+    """The page body (or the compressed part of it) decompressed to its declared size."""
+    body = page.body if body is None else body
+    size = page.header.uncompressed_page_size
+    if codec == CompressionCodec.UNCOMPRESSED:
+        if len(body) != size:
+            raise CorruptFileError(
+                f"uncompressed page holds {len(body)} bytes, header says {size}", page=page.ordinal,
+                file_offset=page.offset,
+            )
+        return body
+    return memoryview(compression.decompress(codec, body, size))
+
+
+def read_dictionary_page(page: RawPage, codec: int) -> tuple[memoryview, int, int]:
+    """The decompressed PLAIN dictionary bytes, the entry count and the encoding."""
+    header = page.header.dictionary_page_header
+    if header.encoding not in (Encoding.PLAIN, Encoding.PLAIN_DICTIONARY):
+        raise UnsupportedError(f"dictionary page encoding {_encoding_name(header.encoding)}")
+    return decompress_body(page, codec), header.num_values, header.encoding
+
+
+def read_data_page(page: RawPage, codec: int, max_rep: int, max_def: int) -> DataPage:
+    """Split a v1 or v2 data page into levels and encoded values."""
+    try:
+        if page.type == PageType.DATA_PAGE:
+            return _read_v1(page, codec, max_rep, max_def)
+        return _read_v2(page, codec, max_rep, max_def)
+    except ParquetError as exc:
+        exc.add_context(page=page.ordinal, file_offset=page.offset)
+        raise
+
+
+def _read_v1(page: RawPage, codec: int, max_rep: int, max_def: int) -> DataPage:
+    header = page.header.data_page_header
+    data = decompress_body(page, codec)
+    n = header.num_values
+    rep, pos = _levels_v1(data, 0, header.repetition_level_encoding, max_rep, n, "repetition")
+    dfn, pos = _levels_v1(data, pos, header.definition_level_encoding, max_def, n, "definition")
+    return DataPage(n, header.encoding, rep, dfn, data[pos:])
+
+
+def _levels_v1(
+    data: memoryview, pos: int, encoding: int, max_level: int, count: int, kind: str
+) -> tuple[np.ndarray | None, int]:
+    if max_level == 0:
+        return None, pos
+    width = max_level.bit_length()
+    if encoding == Encoding.RLE:
+        levels, used = RleBitPackedHybrid.decode(data[pos:], width, count, length_prefixed=True)
+    elif encoding == Encoding.BIT_PACKED:
+        levels, used = BitPacked.decode(data[pos:], width, count)
+    else:
+        raise UnsupportedError(f"{kind} levels encoded as {_encoding_name(encoding)}")
+    return _checked_levels(levels, count, max_level, kind), pos + used
+
+
+def _read_v2(page: RawPage, codec: int, max_rep: int, max_def: int) -> DataPage:
+    header = page.header.data_page_header_v2
+    rep_len, def_len = header.repetition_levels_byte_length, header.definition_levels_byte_length
+    if rep_len is None or def_len is None or rep_len < 0 or def_len < 0 or rep_len + def_len > len(page.body):
+        raise CorruptFileError(f"level lengths {rep_len} + {def_len} exceed the page body of {len(page.body)} bytes")
+    n = header.num_values
+    body = page.body
+    rep = _levels_v2(body[:rep_len], max_rep, n, "repetition")
+    dfn = _levels_v2(body[rep_len : rep_len + def_len], max_def, n, "definition")
+    values = body[rep_len + def_len :]
+    compressed = header.is_compressed is not False and codec != CompressionCodec.UNCOMPRESSED
+    if compressed:
+        size = page.header.uncompressed_page_size - rep_len - def_len
+        if size < 0:
+            raise CorruptFileError(f"uncompressed page size {page.header.uncompressed_page_size} is smaller than its levels")
+        values = memoryview(compression.decompress(codec, values, size))
+    return DataPage(n, header.encoding, rep, dfn, values)
+
+
+def _levels_v2(data: memoryview, max_level: int, count: int, kind: str) -> np.ndarray | None:
+    if max_level == 0:
+        return None
+    levels, _ = RleBitPackedHybrid.decode(data, max_level.bit_length(), count)
+    return _checked_levels(levels, count, max_level, kind)
+
+
+def _checked_levels(levels: np.ndarray, count: int, max_level: int, kind: str) -> np.ndarray:
+    if len(levels) != count:
+        raise CorruptFileError(f"page holds {len(levels)} {kind} levels, header says {count}")
+    if count and int(levels.max()) > max_level:
+        raise CorruptFileError(f"{kind} level {int(levels.max())} exceeds the column's maximum {max_level}")
+    return levels.astype(np.int16, copy=False)
+
+
+def _encoding_name(encoding: int) -> str:
+    return Encoding._VALUES_TO_NAMES.get(encoding, f"#{encoding}")
+
+
+__all__ = [
+    "DataPage",
+    "RawPage",
+    "decompress_body",
+    "iter_pages",
+    "read_data_page",
+    "read_dictionary_page",
+    "verify_crc",
+]
