@@ -100,4 +100,75 @@ class StructArray(Array):
     children: dict[str, Array]
 
 
-__all__ = ["Array", "PrimitiveArray", "BinaryArray", "ListArray", "MapArray", "StructArray"]
+def take_range(array: Array, start: int, stop: int) -> Array:
+    """Slots ``start:stop`` of ``array`` as views of its buffers (children are
+    cut to the range the kept offsets reference)."""
+    validity = None if array.validity is None else array.validity[start:stop]
+    length = stop - start
+    if isinstance(array, PrimitiveArray):
+        return PrimitiveArray(length, array.values[start:stop], validity=validity)
+    offsets = array.offsets[start : stop + 1]
+    if isinstance(array, BinaryArray):
+        return BinaryArray(length, offsets, array.data, validity=validity)
+    if isinstance(array, ListArray):
+        return ListArray(length, offsets, array.values, validity=validity)
+    if isinstance(array, MapArray):
+        return MapArray(length, offsets, array.keys, array.items, validity=validity)
+    if isinstance(array, StructArray):
+        children = {k: take_range(v, start, stop) for k, v in array.children.items()}
+        return StructArray(length, children, validity=validity)
+    raise TypeError(f"cannot slice {type(array).__name__}")
+
+
+def concat(arrays: list[Array]) -> Array:
+    """One array holding the slots of ``arrays`` in order (all of one kind and shape)."""
+    if not arrays:
+        raise ValueError("concat needs at least one array")
+    first = arrays[0]
+    if len(arrays) == 1:
+        return first
+    kind = type(first)
+    if any(type(a) is not kind for a in arrays):
+        raise TypeError("cannot concatenate arrays of different kinds")
+    length = sum(a.length for a in arrays)
+    validity = _concat_validity(arrays)
+    if kind is PrimitiveArray:
+        return PrimitiveArray(length, np.concatenate([a.values for a in arrays]), validity=validity)
+    if kind is StructArray:
+        children = {name: concat([a.children[name] for a in arrays]) for name in first.children}
+        return StructArray(length, children, validity=validity)
+    offsets = _concat_offsets([a.offsets for a in arrays])
+    if kind is BinaryArray:
+        data = np.concatenate([a.data[a.offsets[0] : a.offsets[-1]] for a in arrays])
+        return BinaryArray(length, offsets, data, validity=validity)
+    if kind is ListArray:
+        return ListArray(length, offsets, concat([_referenced(a, a.values) for a in arrays]), validity=validity)
+    if kind is MapArray:
+        keys = concat([_referenced(a, a.keys) for a in arrays])
+        items = None if first.items is None else concat([_referenced(a, a.items) for a in arrays])
+        return MapArray(length, offsets, keys, items, validity=validity)
+    raise TypeError(f"cannot concatenate {kind.__name__}")
+
+
+def _referenced(parent: ListArray | MapArray, child: Array) -> Array:
+    """The part of ``child`` that ``parent``'s offsets reference."""
+    return take_range(child, int(parent.offsets[0]), int(parent.offsets[-1]))
+
+
+def _concat_validity(arrays: list[Array]) -> np.ndarray | None:
+    if all(a.validity is None for a in arrays):
+        return None
+    return np.concatenate([a.is_valid() for a in arrays])
+
+
+def _concat_offsets(parts: list[np.ndarray]) -> np.ndarray:
+    """Join offset arrays whose referenced children are concatenated in order."""
+    pieces = [parts[0].astype(np.int64) - int(parts[0][0])]
+    base = int(parts[0][-1]) - int(parts[0][0])
+    for offsets in parts[1:]:
+        pieces.append(offsets[1:].astype(np.int64) - int(offsets[0]) + base)
+        base += int(offsets[-1]) - int(offsets[0])
+    return np.concatenate(pieces)
+
+
+__all__ = ["Array", "PrimitiveArray", "BinaryArray", "ListArray", "MapArray", "StructArray", "concat", "take_range"]

@@ -1,0 +1,43 @@
+"""Byte sources: paths, buffers and file objects serve the same ranges."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from parquet_codec.errors import CorruptFileError
+from parquet_codec.io import open_source
+
+
+@pytest.fixture
+def sources(tmp_path):
+    data = bytes(range(256)) * 4
+    path = tmp_path / "f.bin"
+    path.write_bytes(data)
+    handle = open(path, "rb")  # noqa: SIM115
+    yield data, [open_source(data), open_source(str(path)), open_source(path), open_source(io.BytesIO(data)),
+                 open_source(handle)]
+    handle.close()
+
+
+def test_ranges_agree(sources):
+    data, srcs = sources
+    for src in srcs:
+        assert src.size == len(data)
+        assert bytes(src.read(10, 20)) == data[10:30]
+        assert bytes(src.read(len(data) - 1, 1)) == data[-1:]
+        assert bytes(src.read(5, 0)) == b""
+
+
+def test_out_of_range_reads_are_corrupt_input(sources):
+    data, srcs = sources
+    for src in srcs:
+        for offset, length in ((len(data), 1), (-1, 2), (0, len(data) + 1), (3, -1)):
+            with pytest.raises(CorruptFileError):
+                src.read(offset, length)
+
+
+def test_unknown_source_type():
+    with pytest.raises(TypeError):
+        open_source(42)

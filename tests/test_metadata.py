@@ -1,0 +1,94 @@
+"""The lazy footer decodes to exactly what a full decode gives."""
+
+from __future__ import annotations
+
+import io
+import struct
+
+import pytest
+
+from parquet_codec import thrift_io
+from parquet_codec.errors import CorruptFileError, MetadataError, ParquetError, UnsupportedError
+from parquet_codec.format.ttypes import FileMetaData
+from parquet_codec.io import open_source
+from parquet_codec.metadata import FileMetadata, read_footer
+from tests.conftest import CORPUS_DATA, corpus_files
+
+
+def full_decode(data: bytes) -> FileMetaData:
+    length = struct.unpack("<i", data[-8:-4])[0]
+    return thrift_io.deserialize(FileMetaData, data, len(data) - 8 - length, end=len(data) - 8)[0]
+
+
+@pytest.mark.skipif(not CORPUS_DATA.is_dir(), reason="corpus not present")
+def test_lazy_footer_equals_full_decode_on_corpus():
+    checked = 0
+    for path in corpus_files():
+        data = path.read_bytes()
+        if data[-4:] != b"PAR1":
+            continue
+        meta = read_footer(open_source(data))
+        assert meta.to_thrift() == full_decode(data), path.name
+        checked += 1
+    assert checked > 50
+
+
+def test_wide_footer_row_groups_are_located(tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    table = pa.table({f"c{i}": list(range(10)) for i in range(50)})
+    path = tmp_path / "wide.parquet"
+    pq.write_table(table, path, row_group_size=3)
+    meta = read_footer(open_source(str(path)))
+    assert meta.num_row_groups == 4
+    assert [meta.row_group(i).num_rows for i in range(4)] == [3, 3, 3, 1]
+    assert meta.to_thrift() == full_decode(path.read_bytes())
+    with pytest.raises(IndexError):
+        meta.row_group(4)
+
+
+def small_file() -> bytes:
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    buf = io.BytesIO()
+    pq.write_table(pa.table({"a": [1, 2, 3]}), buf)
+    return buf.getvalue()
+
+
+def test_sources_agree():
+    data = small_file()
+    by_bytes = read_footer(open_source(data))
+    by_file = read_footer(open_source(io.BytesIO(data)))
+    assert by_bytes.to_thrift() == by_file.to_thrift()
+    assert by_bytes.num_rows == 3
+
+
+@pytest.mark.parametrize(
+    "mutate, error",
+    [
+        (lambda d: d[:-1] + b"X", CorruptFileError),
+        (lambda d: b"XXXX" + d[4:], CorruptFileError),
+        (lambda d: d[:-8] + struct.pack("<I", len(d)) + b"PAR1", CorruptFileError),
+        (lambda d: d[:-8] + struct.pack("<I", 2**32 - 1) + b"PAR1", CorruptFileError),
+        (lambda d: d[:-4] + b"PARE", UnsupportedError),
+        (lambda d: b"PAR1", CorruptFileError),
+    ],
+)
+def test_bad_tails_are_rejected(mutate, error):
+    with pytest.raises(error):
+        read_footer(open_source(mutate(small_file())))
+
+
+def test_every_truncated_footer_raises_parquet_error():
+    data = small_file()
+    length = struct.unpack("<i", data[-8:-4])[0]
+    footer = data[len(data) - 8 - length : -8]
+    for cut in range(len(footer)):
+        with pytest.raises(ParquetError):
+            FileMetadata(footer[:cut])
+
+
+def test_footer_without_row_groups_field_is_rejected():
+    raw = thrift_io.serialize(FileMetaData(version=1, schema=[], num_rows=0))
+    with pytest.raises(MetadataError):
+        FileMetadata(raw)
