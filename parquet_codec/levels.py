@@ -1,0 +1,352 @@
+"""Record shredding and assembly with definition and repetition levels.
+
+Parquet stores nested data the Dremel way (File Format: "Nested Encoding"):
+every leaf column holds, per value slot, a *definition level* (how many
+optional or repeated nodes on its path are present) and a *repetition level*
+(at which repeated node a new entry starts; 0 starts a new record).
+
+:func:`assemble` turns the level streams of a field's leaves into the
+Arrow-layout arrays of :mod:`parquet_codec.arrays`, :func:`shred` does the
+reverse for the writer. Both work one nesting level at a time with numpy over
+whole streams; nothing loops per value or per row.
+
+The key fact used throughout: for a field whose nearest enclosing list entry
+repeats at level ``r`` and exists at definition level ``e``, the positions of
+a leaf stream that carry one slot of that field are exactly those with
+``rep <= r`` and ``def >= e``; the slot is non-null where ``def`` reaches the
+field's own ``def_level``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import NamedTuple
+
+import numpy as np
+
+from parquet_codec.arrays import Array, BinaryArray, ListArray, MapArray, PrimitiveArray, StructArray
+from parquet_codec.errors import CorruptFileError, DecodingError, SchemaError
+from parquet_codec.nested import LIST, MAP, PRIMITIVE, STRUCT, Field
+from parquet_codec.schema import SchemaNode
+
+LEVEL_DTYPE = np.int16  # levels never exceed the schema depth, bounded well below 2**15
+
+
+class LeafData(NamedTuple):
+    """One leaf column's decoded data (a whole column chunk, or whole rows of it).
+
+    ``def_levels`` is None when the leaf's max definition level is 0 and
+    ``rep_levels`` None when its max repetition level is 0. ``values`` holds
+    only the non-null values (PrimitiveArray or BinaryArray, no validity): one
+    per level equal to the max definition level. ``num_values`` counts the
+    level slots, nulls included.
+    """
+
+    def_levels: np.ndarray | None
+    rep_levels: np.ndarray | None
+    values: Array
+    num_values: int
+
+
+def row_starts(rep_levels: np.ndarray | None, num_values: int) -> np.ndarray:
+    """Positions in a level stream where a record starts (repetition level 0),
+    where a writer may cut pages and a reader may split batches."""
+    if rep_levels is None:
+        return np.arange(num_values, dtype=np.int64)
+    return np.flatnonzero(np.asarray(rep_levels) == 0)
+
+
+def num_rows(leaf: LeafData) -> int:
+    """The number of records a leaf's level stream holds."""
+    if leaf.rep_levels is None:
+        return int(leaf.num_values)
+    return int(np.count_nonzero(np.asarray(leaf.rep_levels) == 0))
+
+
+# ---------------------------------------------------------------------------
+# Validation of one leaf's level stream
+
+
+def _entry_def_levels(node: SchemaNode) -> np.ndarray:
+    """Definition level at which the entry of each repeated ancestor (outermost
+    first) exists; the k-th value is where repetition level k+1 is allowed."""
+    levels = []
+    while node.parent is not None:
+        if node.repetition == 2:  # REPEATED
+            levels.append(node.max_definition_level)
+        node = node.parent
+    return np.array(levels[::-1], dtype=np.int64)
+
+
+def check_leaf(node: SchemaNode, leaf: LeafData) -> None:
+    """Reject a level stream that contradicts the schema or itself (DecodingError)."""
+    col = node.dotted_path
+    n = leaf.num_values
+    max_def, max_rep = node.max_definition_level, node.max_repetition_level
+    d, r = leaf.def_levels, leaf.rep_levels
+    for name, levels, maximum in (("definition", d, max_def), ("repetition", r, max_rep)):
+        if levels is None:
+            if maximum > 0:
+                raise DecodingError(f"column {col!r} has no {name} levels but its max {name} level is {maximum}")
+            continue
+        if len(levels) != n:
+            raise DecodingError(f"column {col!r} has {len(levels)} {name} levels for {n} values")
+        if n and (int(levels.min()) < 0 or int(levels.max()) > maximum):
+            bad = int(levels.max()) if int(levels.max()) > maximum else int(levels.min())
+            raise DecodingError(f"{name} level {bad} of column {col!r} is outside 0..{maximum}")
+    if r is not None and n and r[0] != 0:
+        raise DecodingError(f"repetition levels of column {col!r} start at {int(r[0])}, not 0")
+    non_null = n if d is None else int(np.count_nonzero(d == max_def))
+    if non_null != len(leaf.values):
+        raise DecodingError(f"column {col!r} has {non_null} non-null slots but {len(leaf.values)} values")
+    if r is not None and max_rep > 0 and n:
+        # How many nested lists each position reaches: a repetition at level k needs the
+        # k-th list's entry present here and present (opened) at the previous position.
+        depth = np.searchsorted(_entry_def_levels(node), d, side="right")
+        if np.any(r > depth):
+            i = int(np.argmax(r > depth))
+            raise DecodingError(f"column {col!r}, level {i}: repetition level {int(r[i])} "
+                                f"with definition level {int(d[i])} repeats a list that is absent")
+        if n > 1 and np.any(r[1:] > depth[:-1]):
+            i = int(np.argmax(r[1:] > depth[:-1])) + 1
+            raise DecodingError(f"column {col!r}, level {i}: repetition level {int(r[i])} "
+                                f"continues a list the previous value did not open")
+
+
+# ---------------------------------------------------------------------------
+# Assembly: levels -> arrays
+
+
+class _Assembler:
+    def __init__(self, leaves: Mapping[tuple[str, ...], LeafData]) -> None:
+        self.leaves = leaves
+        self.checked: set[tuple[str, ...]] = set()
+
+    def leaf(self, node: SchemaNode) -> LeafData:
+        data = self.leaves.get(node.path)
+        if data is None:
+            raise SchemaError(f"no level data given for column {node.dotted_path!r}")
+        if node.path not in self.checked:
+            check_leaf(node, data)
+            self.checked.add(node.path)
+        return data
+
+    def slots(self, data: LeafData, rep_ctx: int, def_ctx: int) -> np.ndarray | None:
+        """Positions carrying a slot of a field in context (rep_ctx, def_ctx); None = all."""
+        mask = None
+        if data.rep_levels is not None:
+            mask = data.rep_levels <= rep_ctx
+        if data.def_levels is not None and def_ctx > 0:
+            present = data.def_levels >= def_ctx
+            mask = present if mask is None else mask & present
+        return None if mask is None else np.flatnonzero(mask)
+
+    def build(self, field: Field, rep_ctx: int, def_ctx: int) -> Array:
+        node = field.first_leaf()
+        data = self.leaf(node)
+        pos = self.slots(data, rep_ctx, def_ctx)
+        count = data.num_values if pos is None else len(pos)
+        validity = None
+        if data.def_levels is not None and field.def_level > 0:
+            defs = data.def_levels if pos is None else data.def_levels[pos]
+            valid = defs >= field.def_level
+            validity = None if valid.all() else valid
+        if field.kind == PRIMITIVE:
+            return _scatter(data.values, validity, count)
+        if field.kind == STRUCT:
+            children = {}
+            for child in field.children:
+                arr = self.build(child, rep_ctx, def_ctx)
+                _expect_length(arr, count, child, field)
+                children[child.name] = arr
+            return StructArray(count, children, validity=validity)
+        return self.build_list(field, data, pos, validity)
+
+    def build_list(self, field: Field, data: LeafData, pos: np.ndarray | None,
+                   validity: np.ndarray | None) -> Array:
+        entry = field.repeated_node
+        rep_e, def_e = entry.max_repetition_level, entry.max_definition_level
+        is_entry = data.rep_levels <= rep_e
+        if data.def_levels is not None:
+            is_entry &= data.def_levels >= def_e
+        # before[i] counts the entries at positions < i, so a slot's offset is before[its position].
+        before = np.concatenate(([0], np.cumsum(is_entry, dtype=np.int64)))
+        offsets = np.append(before[pos], before[-1]) if pos is not None else before
+        total = int(before[-1])
+        children = [self.build(child, rep_e, def_e) for child in field.children]
+        for child, arr in zip(field.children, children, strict=True):
+            _expect_length(arr, total, child, field)
+        if field.kind == LIST:
+            return ListArray.of(offsets, children[0], validity)
+        items = children[1] if len(children) > 1 else None
+        return MapArray.of(offsets, children[0], items, validity)
+
+
+def _expect_length(arr: Array, expected: int, child: Field, parent: Field) -> None:
+    if len(arr) != expected:
+        first = parent.first_leaf().dotted_path
+        raise CorruptFileError(
+            f"column {child.first_leaf().dotted_path!r} has {len(arr)} slots for field "
+            f"{'.'.join(child.path)!r} where column {first!r} has {expected}: "
+            f"the columns of {'.'.join(parent.path)!r} disagree on its structure")
+
+
+def _scatter(values: Array, validity: np.ndarray | None, count: int) -> Array:
+    """Spread the non-null values over ``count`` slots, zero or empty where null."""
+    if validity is None:
+        return values
+    if isinstance(values, BinaryArray):
+        offsets = np.asarray(values.offsets, dtype=np.int64)
+        lengths = np.zeros(count, dtype=np.int64)
+        lengths[validity] = np.diff(offsets)
+        new_offsets = np.zeros(count + 1, dtype=np.int64)
+        np.cumsum(lengths, out=new_offsets[1:])
+        data = values.data[offsets[0]:offsets[-1]] if len(offsets) else values.data[:0]
+        return BinaryArray.of(new_offsets, data, validity)
+    if isinstance(values, PrimitiveArray):
+        raw = values.values
+        out = np.zeros((count,) + raw.shape[1:], dtype=raw.dtype)
+        out[validity] = raw
+        return PrimitiveArray.of(out, validity)
+    raise SchemaError(f"leaf values must be a PrimitiveArray or BinaryArray, got {type(values).__name__}")
+
+
+def assemble(field: Field, leaves: Mapping[tuple[str, ...], LeafData]) -> Array:
+    """Build the array of a top-level ``field`` (one slot per record) from the
+    level streams and non-null values of its leaves, keyed by leaf path."""
+    try:
+        return _Assembler(leaves).build(field, 0, 0)
+    except RecursionError:
+        raise SchemaError(f"field {field.name!r} nests too deeply to assemble") from None
+
+
+# ---------------------------------------------------------------------------
+# Shredding: arrays -> levels
+
+
+class _Stream(NamedTuple):
+    """The level stream under construction, one entry per output position.
+    ``idx`` indexes the current array, or is -1 where a null or empty value
+    above already fixed the entry's definition level."""
+
+    rep: np.ndarray
+    defs: np.ndarray
+    idx: np.ndarray
+    identity: bool  # idx is still 0..n-1 over the whole array (nothing expanded)
+
+
+def shred(field: Field, array: Array) -> dict[tuple[str, ...], LeafData]:
+    """The level streams and non-null values of every leaf of ``field`` for an
+    array holding one slot per record (the inverse of :func:`assemble`)."""
+    n = len(array)
+    start = _Stream(np.zeros(n, LEVEL_DTYPE), np.zeros(n, LEVEL_DTYPE), np.arange(n, dtype=np.int64), True)
+    out: dict[tuple[str, ...], LeafData] = {}
+    try:
+        _shred(field, array, start, out)
+    except RecursionError:
+        raise SchemaError(f"field {field.name!r} nests too deeply to shred") from None
+    return out
+
+
+def _kind_matches(field: Field, array: Array) -> bool:
+    expected = {PRIMITIVE: (PrimitiveArray, BinaryArray), STRUCT: (StructArray,), LIST: (ListArray,),
+                MAP: (MapArray,)}[field.kind]
+    return isinstance(array, expected)
+
+
+def _shred(field: Field, array: Array, s: _Stream, out: dict) -> None:
+    if not _kind_matches(field, array):
+        raise SchemaError(f"field {'.'.join(field.path)!r} is a {field.kind} but holds a {type(array).__name__}")
+    s = _apply_nulls(field, array, s)
+    if field.kind == PRIMITIVE:
+        out[field.node.path] = _leaf_output(field, array, s)
+    elif field.kind == STRUCT:
+        for child in field.children:
+            if child.name not in array.children:
+                raise SchemaError(f"struct {'.'.join(field.path)!r} has no child array {child.name!r}")
+            _shred(child, array.children[child.name], s, out)
+    else:
+        inner = _expand_entries(field, array, s)
+        if field.kind == LIST:
+            _shred(field.children[0], array.values, inner, out)
+            return
+        _shred(field.children[0], array.keys, inner, out)
+        if len(field.children) > 1:
+            if array.items is None:
+                raise SchemaError(f"map {'.'.join(field.path)!r} has a value field but no item array")
+            _shred(field.children[1], array.items, inner, out)
+
+
+def _apply_nulls(field: Field, array: Array, s: _Stream) -> _Stream:
+    """Fix the definition level of entries whose value is null at this field."""
+    if array.validity is None:
+        return s
+    live = s.idx >= 0
+    null = np.zeros(len(s.idx), dtype=bool)
+    null[live] = ~array.validity[s.idx[live]]
+    if not null.any():
+        return s
+    if not field.nullable:
+        raise SchemaError(f"field {'.'.join(field.path)!r} is not nullable but holds "
+                          f"{int(np.count_nonzero(null))} nulls")
+    defs = s.defs.copy()
+    defs[null] = field.def_level - 1  # the parent is present, this optional node is not
+    idx = s.idx.copy()
+    idx[null] = -1
+    return _Stream(s.rep, defs, idx, False)
+
+
+def _expand_entries(field: Field, array: ListArray | MapArray, s: _Stream) -> _Stream:
+    """One stream entry per list entry; empty lists keep one entry that ends there."""
+    live = s.idx >= 0
+    offsets = np.asarray(array.offsets, dtype=np.int64)
+    starts = np.zeros(len(s.idx), dtype=np.int64)
+    lengths = np.zeros(len(s.idx), dtype=np.int64)
+    starts[live] = offsets[s.idx[live]]
+    lengths[live] = offsets[s.idx[live] + 1] - starts[live]
+    defs = s.defs.copy()
+    defs[live & (lengths == 0)] = field.def_level  # present but empty
+    expanding = lengths > 0
+    counts = np.where(expanding, lengths, 1)
+    total = int(counts.sum())
+    first = np.cumsum(counts) - counts  # output position of each entry's first element
+    within = np.arange(total, dtype=np.int64) - np.repeat(first, counts)
+    rep = np.repeat(s.rep, counts)
+    rep[within > 0] = field.repeated_node.max_repetition_level
+    idx = np.where(np.repeat(expanding, counts), np.repeat(starts, counts) + within, -1)
+    return _Stream(rep, np.repeat(defs, counts), idx, False)
+
+
+def _leaf_output(field: Field, array: Array, s: _Stream) -> LeafData:
+    live = s.idx >= 0
+    node = field.node
+    defs = s.defs
+    if live.any():
+        defs = defs.copy()
+        defs[live] = node.max_definition_level
+    # Nothing expanded or nulled: the input values are the leaf values as they are.
+    values = _without_validity(array) if s.identity and live.all() else _take(array, s.idx[live])
+    return LeafData(defs if node.max_definition_level > 0 else None,
+                    s.rep if node.max_repetition_level > 0 else None, values, len(defs))
+
+
+def _without_validity(array: Array) -> Array:
+    if isinstance(array, BinaryArray):
+        return BinaryArray.of(array.offsets, array.data)
+    return PrimitiveArray.of(array.values)
+
+
+def _take(array: Array, idx: np.ndarray) -> Array:
+    """Gather slots ``idx`` (no validity: the caller keeps only non-null slots)."""
+    if isinstance(array, PrimitiveArray):
+        return PrimitiveArray.of(array.values[idx])
+    offsets = np.asarray(array.offsets, dtype=np.int64)
+    starts = offsets[idx]
+    lengths = offsets[idx + 1] - starts
+    new_offsets = np.zeros(len(idx) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=new_offsets[1:])
+    gather = np.repeat(starts - new_offsets[:-1], lengths) + np.arange(int(new_offsets[-1]), dtype=np.int64)
+    return BinaryArray.of(new_offsets, array.data[gather])
+
+
+__all__ = ["LeafData", "LEVEL_DTYPE", "assemble", "shred", "check_leaf", "row_starts", "num_rows"]
