@@ -67,16 +67,28 @@ def deserialize(
         raise MetadataError(f"{cls.__name__}: range {offset}..{end} outside a buffer of {len(data)} bytes")
     view = memoryview(data)[offset:end]
     transport = TTransport.TMemoryBuffer(bytes(view))
-    protocol = _reader_protocol(transport, max(end - offset, 1), fallback)
-    obj = cls()
     try:
-        obj.read(protocol)
-    except MetadataError:
-        raise
+        return _read_struct(cls, transport, max(end - offset, 1), fallback)
     except (Exception, RecursionError) as exc:  # thrift raises many unrelated types on bad input
         raise MetadataError(
             f"cannot parse {cls.__name__}: {type(exc).__name__}: {exc}", file_offset=offset
         ) from None
+
+
+def _read_struct(cls: type[T], transport: TTransport.TMemoryBuffer, limit: int, fallback: bool) -> tuple[T, int]:
+    """Decode at the transport's position. The C decoder rejects a known field
+    id arriving with another wire type, where Thrift's rule is to skip the
+    field; such structs are decoded again by the pure-Python protocol."""
+    start = transport._buffer.tell()
+    obj = cls()
+    try:
+        obj.read(_reader_protocol(transport, limit, fallback))
+    except TypeError as exc:
+        if fallback or "wrong ttype" not in str(exc):
+            raise
+        transport._buffer.seek(start)
+        obj = cls()
+        obj.read(_reader_protocol(transport, limit, True))
     return obj, transport._buffer.tell()
 
 
@@ -114,12 +126,15 @@ class StructReader:
         buffer.seek(pos)
         obj = cls()
         try:
-            if _ACCELERATED:
+            if not _ACCELERATED:  # the pure-Python protocol has no projection: decode everything
+                return _read_struct(cls, self._transport, len(self._data), True)
+            try:
                 self._protocol._fast_decode(obj, self._protocol, [cls, spec])
-            else:  # the pure-Python protocol has no projection: decode everything
-                obj.read(self._protocol)
-        except MetadataError:
-            raise
+            except TypeError as exc:
+                if "wrong ttype" not in str(exc):
+                    raise
+                buffer.seek(pos)
+                return _read_struct(cls, self._transport, len(self._data), True)
         except (Exception, RecursionError) as exc:
             raise MetadataError(
                 f"cannot parse {cls.__name__}: {type(exc).__name__}: {exc}", file_offset=self.base_offset + pos

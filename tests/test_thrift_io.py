@@ -187,3 +187,14 @@ def test_deeply_nested_unknown_fields_do_not_crash():
 def test_range_outside_buffer_is_rejected():
     with pytest.raises(MetadataError):
         thrift_io.deserialize(FileMetaData, b"abc", 2, end=10)
+
+
+def test_field_with_unexpected_wire_type_is_skipped():
+    # SchemaElement field 4 (name) as a string, then field 5 (num_children) sent as
+    # a binary instead of an i32: Thrift readers skip a field of the wrong type.
+    raw = bytes([0x48, 0x01]) + b"x" + bytes([0x18, 0x02]) + b"ab" + b"\x00"
+    for fallback in (False, True):
+        element, used = thrift_io.deserialize(SchemaElement, raw, fallback=fallback)
+        assert element.name == "x" and element.num_children is None and used == len(raw)
+    reader = thrift_io.StructReader(raw)
+    assert reader.read(SchemaElement, 0)[0].name == "x"
