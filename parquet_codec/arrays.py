@@ -107,6 +107,9 @@ def take_range(array: Array, start: int, stop: int) -> Array:
     length = stop - start
     if isinstance(array, PrimitiveArray):
         return PrimitiveArray(length, array.values[start:stop], validity=validity)
+    if isinstance(array, StructArray):
+        children = {k: take_range(v, start, stop) for k, v in array.children.items()}
+        return StructArray(length, children, validity=validity)
     offsets = array.offsets[start : stop + 1]
     if isinstance(array, BinaryArray):
         return BinaryArray(length, offsets, array.data, validity=validity)
@@ -114,9 +117,6 @@ def take_range(array: Array, start: int, stop: int) -> Array:
         return ListArray(length, offsets, array.values, validity=validity)
     if isinstance(array, MapArray):
         return MapArray(length, offsets, array.keys, array.items, validity=validity)
-    if isinstance(array, StructArray):
-        children = {k: take_range(v, start, stop) for k, v in array.children.items()}
-        return StructArray(length, children, validity=validity)
     raise TypeError(f"cannot slice {type(array).__name__}")
 
 

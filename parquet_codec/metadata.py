@@ -8,6 +8,7 @@ decoded the first time a read or a caller touches it.
 
 from __future__ import annotations
 
+import re
 import struct
 from functools import cached_property
 
@@ -15,6 +16,8 @@ from parquet_codec.errors import CorruptFileError, MetadataError, UnsupportedErr
 from parquet_codec.format.ttypes import FileMetaData, RowGroup
 from parquet_codec.io import ByteSource
 from parquet_codec.thrift_io import StructReader
+
+_CREATED_BY = re.compile(r"\s*(\S+)(?:\s+version\s+(\S+))?", re.IGNORECASE)
 
 MAGIC = b"PAR1"
 ENCRYPTED_MAGIC = b"PARE"
@@ -49,6 +52,17 @@ class FileMetadata:
     @property
     def created_by(self) -> str | None:
         return self._top.created_by
+
+    @cached_property
+    def writer(self) -> tuple[str, tuple[int, ...]]:
+        """The writing application and its version, parsed from ``created_by``
+        ("parquet-mr version 1.12.3 (build ...)" -> ("parquet-mr", (1, 12, 3)));
+        the version is () when absent."""
+        match = _CREATED_BY.match(self.created_by or "")
+        if match is None:
+            return (self.created_by or "").strip(), ()
+        version = tuple(int(p) for p in re.findall(r"\d+", match.group(2) or "")[:3])
+        return match.group(1), version
 
     @property
     def key_value_metadata(self) -> dict[str, str | None]:

@@ -57,7 +57,7 @@ def iter_pages(chunk: memoryview, chunk_offset: int, num_values: int) -> Iterato
     ``chunk`` holds the chunk's bytes, which start at file offset ``chunk_offset``.
     """
     pos, seen, ordinal = 0, 0, 0
-    while seen < num_values or (pos < len(chunk) and ordinal == 0):
+    while seen < num_values:
         if pos >= len(chunk):
             raise CorruptFileError(
                 f"column chunk ends after {seen} of {num_values} values", file_offset=chunk_offset + pos

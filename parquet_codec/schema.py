@@ -246,6 +246,39 @@ class Schema:
         root = SchemaElement(name=name, num_children=len(subtrees), repetition_type=REQUIRED)
         return cls.from_elements([root] + [e for sub in subtrees for e in sub])
 
+    def project(self, leaf_paths: Iterable[Sequence[str]]) -> Schema:
+        """The schema cut down to the fields holding the given leaves.
+
+        Plain groups (structs) keep only the children that lead to a selected
+        leaf; a LIST, a MAP or a repeated group is kept whole, because
+        dropping its children could change how its shape resolves.
+        """
+        wanted = {tuple(p) for p in leaf_paths}
+        selected: dict[int, bool] = {}
+        for node in reversed(self._nodes):  # children before parents
+            if node.is_leaf:
+                selected[node.index] = node.path in wanted
+            else:
+                selected[node.index] = any(selected[c.index] for c in node.children)
+        elements: list[SchemaElement] = []
+        stack = [self.root]
+        while stack:
+            node = stack.pop()
+            if node.is_leaf:
+                elements.append(node.element)
+                continue
+            prunable = node.is_root or (
+                node.repetition != REPEATED and not node.is_list_annotated and not node.is_map_annotated
+            )
+            kept = [c for c in node.children if selected[c.index]] if prunable else list(node.children)
+            element = node.element
+            if len(kept) != len(node.children):
+                element = SchemaElement(**{k: getattr(element, k) for k in SchemaElement.__slots__})
+                element.num_children = len(kept)
+            elements.append(element)
+            stack.extend(reversed(kept))
+        return Schema.from_elements(elements)
+
     def to_elements(self) -> list[SchemaElement]:
         """The flat element list, as a footer stores it (the elements read, unchanged)."""
         return [n.element for n in self._nodes]

@@ -1,0 +1,179 @@
+"""Reading Parquet files: :class:`ParquetFile` and :func:`read_table`.
+
+The footer is parsed once (lazily per row group). A read fetches only the
+byte ranges of the requested columns in the requested row groups, decodes
+each column chunk into levels and values, and assembles the nested arrays of
+each top-level field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from functools import cached_property
+from typing import Any
+
+from parquet_codec.arrays import Array, concat
+from parquet_codec.column import LEGACY_DICTIONARY_PADDING, empty_leaf, read_column_chunk
+from parquet_codec.errors import ParquetError, SchemaError
+from parquet_codec.io import ByteSource, Source, open_source
+from parquet_codec.levels import assemble
+from parquet_codec.metadata import FileMetadata, read_footer
+from parquet_codec.schema import Schema
+from parquet_codec.table import Table
+
+DEFAULT_BATCH_SIZE = 65536
+
+
+class ParquetFile:
+    """One Parquet file opened for reading.
+
+    ``source`` is a path, a bytes-like object or a binary file object.
+    ``verify_checksums`` checks the CRC-32 of every page that carries one.
+    """
+
+    def __init__(self, source: Source, *, verify_checksums: bool = True) -> None:
+        self._source: ByteSource = open_source(source)
+        self.verify_checksums = verify_checksums
+        try:
+            self.metadata: FileMetadata = read_footer(self._source)
+            self.schema: Schema = self.metadata.schema
+            self.schema.fields  # noqa: B018 - resolve LIST/MAP shapes now, so a bad schema fails on open
+        except ParquetError as exc:
+            exc.add_context(file=self._source.name)
+            self._source.close()
+            raise
+
+    @cached_property
+    def _chunk_padding(self) -> int:
+        application, version = self.metadata.writer
+        legacy = application.lower() == "parquet-mr" and (not version or version < (1, 2, 9))
+        return LEGACY_DICTIONARY_PADDING if legacy else 0
+
+    @property
+    def num_row_groups(self) -> int:
+        return self.metadata.num_row_groups
+
+    @property
+    def num_rows(self) -> int:
+        return self.metadata.num_rows
+
+    def read_row_group(self, index: int, columns: Sequence[str] | None = None) -> Table:
+        """Row group ``index`` as a Table of the selected columns (all by default)."""
+        schema = self._projection(columns)
+        return Table(schema, self._read_arrays(index, schema), self.metadata.row_group(index).num_rows)
+
+    def read(self, columns: Sequence[str] | None = None) -> Table:
+        """Every row group, as one Table."""
+        return self.read_row_groups(range(self.num_row_groups), columns)
+
+    def read_row_groups(self, indices: Iterable[int], columns: Sequence[str] | None = None) -> Table:
+        schema = self._projection(columns)
+        parts = [self._read_arrays(i, schema) for i in indices]
+        rows = sum(self.metadata.row_group(i).num_rows for i in indices) if parts else 0
+        if not parts:
+            return Table(schema, {f.name: _empty(f) for f in schema.fields}, 0)
+        arrays = {f.name: concat([p[f.name] for p in parts]) for f in schema.fields}
+        return Table(schema, arrays, rows)
+
+    def iter_batches(
+        self,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+        columns: Sequence[str] | None = None,
+        row_groups: Iterable[int] | None = None,
+    ) -> Iterator[Table]:
+        """Tables of at most ``batch_size`` rows; one row group is decoded at a time."""
+        if batch_size <= 0:
+            raise ValueError(f"batch_size must be positive, got {batch_size}")
+        for index in range(self.num_row_groups) if row_groups is None else row_groups:
+            table = self.read_row_group(index, columns)
+            for start in range(0, table.num_rows, batch_size):
+                yield table.slice(start, batch_size)
+
+    # ------------------------------------------------------------------
+    def _projection(self, columns: Sequence[str] | None) -> Schema:
+        if columns is None:
+            return self.schema
+        if isinstance(columns, str):
+            raise TypeError("columns must be a list of names, not a string")
+        leaves: list[tuple[str, ...]] = []
+        for name in columns:
+            matched = [leaf.path for leaf in self.schema.leaves
+                       if leaf.dotted_path == name or leaf.dotted_path.startswith(name + ".")]
+            if not matched:
+                raise SchemaError(f"no column {name!r} in the file; columns are {[f.name for f in self.schema.fields]}")
+            leaves.extend(matched)
+        projected = self.schema.project(leaves)
+        order = {name.split(".")[0]: i for i, name in reversed(list(enumerate(columns)))}
+        fields = sorted(projected.root.children, key=lambda node: order.get(node.name, len(order)))
+        if [n.name for n in fields] == [n.name for n in projected.root.children]:
+            return projected
+        return _reordered(projected, [n.name for n in fields])
+
+    def _read_arrays(self, index: int, schema: Schema) -> dict[str, Array]:
+        group = self.metadata.row_group(index)
+        arrays: dict[str, Array] = {}
+        for field in schema.fields:
+            leaves = {}
+            for node in field.leaf_nodes():
+                leaf = self.schema.leaf(node.path)
+                try:
+                    leaves[node.path] = read_column_chunk(
+                        self._source, group.columns[leaf.column_index], leaf,
+                        verify_checksums=self.verify_checksums, padding=self._chunk_padding,
+                    )
+                except ParquetError as exc:
+                    exc.add_context(file=self._source.name, row_group=index, column=leaf.dotted_path)
+                    raise
+            try:
+                array = assemble(field, leaves)
+            except ParquetError as exc:
+                exc.add_context(file=self._source.name, row_group=index, column=field.name)
+                raise
+            if len(array) != group.num_rows:
+                raise ParquetError(
+                    f"column holds {len(array)} rows, the row group declares {group.num_rows}",
+                    file=self._source.name, row_group=index, column=field.name,
+                )
+            arrays[field.name] = array
+        return arrays
+
+    def close(self) -> None:
+        self._source.close()
+
+    def __enter__(self) -> ParquetFile:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+def _reordered(schema: Schema, names: list[str]) -> Schema:
+    """The same schema with its top-level fields in the order of ``names``."""
+    by_name = {n.name: n for n in schema.root.children}
+    elements = [schema.root.element]
+    for name in names:
+        elements.extend(n.element for n in _subtree(by_name[name]))
+    return Schema.from_elements(elements)
+
+
+def _subtree(node: Any) -> list:
+    out, stack = [], [node]
+    while stack:
+        current = stack.pop()
+        out.append(current)
+        stack.extend(reversed(current.children))
+    return out
+
+
+def _empty(field: Any) -> Array:
+    """A zero-row array of ``field``'s shape."""
+    return assemble(field, {node.path: empty_leaf(node) for node in field.leaf_nodes()})
+
+
+def read_table(source: Source, columns: Sequence[str] | None = None, *, verify_checksums: bool = True) -> Table:
+    """Read a whole file (or the named columns) into a Table."""
+    with ParquetFile(source, verify_checksums=verify_checksums) as pf:
+        return pf.read(columns)
+
+
+__all__ = ["ParquetFile", "read_table"]

@@ -1,0 +1,181 @@
+"""Tables: named top-level columns in Arrow layout, with their Parquet schema.
+
+A :class:`Table` holds one :class:`~parquet_codec.arrays.Array` per top-level
+field of its :class:`~parquet_codec.schema.Schema`. Conversion to Python
+objects (``to_pylist``) follows pyarrow's conventions; ``to_arrow`` shares
+the numpy buffers with pyarrow wherever Arrow's layout allows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import lru_cache
+from typing import Any
+
+from parquet_codec.arrays import Array, concat, take_range
+from parquet_codec.errors import SchemaError
+from parquet_codec.nested import LIST, MAP, PRIMITIVE, STRUCT, Field
+from parquet_codec.schema import Schema
+from parquet_codec.types import LogicalInfo, logical_info, to_pylist
+
+
+@lru_cache(maxsize=4096)
+def _info(field: Field) -> LogicalInfo:
+    return logical_info(field.node.element)
+
+
+class Column:
+    """One top-level column: its field (shape and types) and its data."""
+
+    def __init__(self, field: Field, array: Array) -> None:
+        self.field = field
+        self.array = array
+
+    @property
+    def name(self) -> str:
+        return self.field.name
+
+    def __len__(self) -> int:
+        return len(self.array)
+
+    @property
+    def null_count(self) -> int:
+        return self.array.null_count
+
+    def to_pylist(self) -> list:
+        return array_to_pylist(self.field, self.array)
+
+    def to_arrow(self) -> Any:
+        return array_to_arrow(self.field, self.array)
+
+    def __repr__(self) -> str:
+        return f"<Column {self.name!r}: {self.field.type_string()}, {len(self)} rows>"
+
+
+def array_to_pylist(field: Field, array: Array) -> list:
+    """Python values of ``array`` (shaped as ``field``), as pyarrow's to_pylist gives them."""
+    if field.kind == PRIMITIVE:
+        return to_pylist(array, _info(field))
+    valid = array.is_valid().tolist()
+    if field.kind == STRUCT:
+        names = [child.name for child in field.children]
+        columns = [array_to_pylist(child, array.children[child.name]) for child in field.children]
+        return [dict(zip(names, values, strict=True)) if ok else None
+                for ok, *values in zip(valid, *columns, strict=True)]
+    offsets = array.offsets.tolist()
+    if field.kind == LIST:
+        items = array_to_pylist(field.element, array.values)
+        return [items[offsets[i] : offsets[i + 1]] if valid[i] else None for i in range(len(array))]
+    keys = array_to_pylist(field.key, array.keys)
+    if array.items is None:  # a map without values reads as a list of its keys
+        return [keys[offsets[i] : offsets[i + 1]] if valid[i] else None for i in range(len(array))]
+    items = array_to_pylist(field.value, array.items)
+    pairs = list(zip(keys, items, strict=True))
+    return [pairs[offsets[i] : offsets[i + 1]] if valid[i] else None for i in range(len(array))]
+
+
+def array_to_arrow(field: Field, array: Array) -> Any:
+    """``array`` as a pyarrow Array of the type pyarrow.parquet reads the field as."""
+    from parquet_codec.arrow_adapter import ArrowChild, leaf_to_arrow, nested_to_arrow
+
+    if field.kind == PRIMITIVE:
+        return leaf_to_arrow(array, _info(field))
+    children = {LIST: lambda: {"element": field.element}, MAP: lambda: {"key": field.key, "value": field.value},
+                STRUCT: lambda: {c.name: c for c in field.children}}[field.kind]()
+
+    def convert(child: Array, role: str) -> ArrowChild:
+        sub = children[role]
+        return ArrowChild(array_to_arrow(sub, child), sub.nullable, sub.name if field.kind == STRUCT else None,
+                          sub.node.field_id)
+
+    return nested_to_arrow(array, convert)
+
+
+class Table:
+    """Columns of equal length, one per top-level field of ``schema``."""
+
+    def __init__(self, schema: Schema, arrays: dict[str, Array], num_rows: int | None = None) -> None:
+        fields = schema.fields
+        if [f.name for f in fields] != list(arrays):
+            raise SchemaError(f"columns {list(arrays)} do not match the schema's fields {[f.name for f in fields]}")
+        lengths = {len(a) for a in arrays.values()}
+        if num_rows is None:
+            num_rows = lengths.pop() if lengths else 0
+        if lengths - {num_rows}:
+            raise SchemaError(f"columns have {sorted(lengths)} rows, expected {num_rows}")
+        self.schema = schema
+        self._columns = [Column(f, arrays[f.name]) for f in fields]
+        self.num_rows = num_rows
+
+    @property
+    def column_names(self) -> list[str]:
+        return [c.name for c in self._columns]
+
+    @property
+    def columns(self) -> list[Column]:
+        return list(self._columns)
+
+    @property
+    def num_columns(self) -> int:
+        return len(self._columns)
+
+    def column(self, key: str | int) -> Column:
+        if isinstance(key, int):
+            return self._columns[key]
+        for column in self._columns:
+            if column.name == key:
+                return column
+        raise KeyError(f"no column {key!r}; columns are {self.column_names}")
+
+    def __getitem__(self, key: str | int) -> Column:
+        return self.column(key)
+
+    def __len__(self) -> int:
+        return self.num_rows
+
+    def __iter__(self) -> Iterator[Column]:
+        return iter(self._columns)
+
+    def to_pydict(self) -> dict[str, list]:
+        return {c.name: c.to_pylist() for c in self._columns}
+
+    def to_pylist(self) -> list[dict]:
+        names = self.column_names
+        columns = [c.to_pylist() for c in self._columns]
+        return [dict(zip(names, row, strict=True)) for row in zip(*columns, strict=True)] if names else [
+            {} for _ in range(self.num_rows)]
+
+    def to_arrow(self) -> Any:
+        import pyarrow as pa
+
+        arrays = [c.to_arrow() for c in self._columns]
+        fields = [pa.field(c.name, a.type, nullable=c.field.nullable) for c, a in zip(self._columns, arrays,
+                                                                                       strict=True)]
+        return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
+
+    def to_pandas(self, **kwargs: Any) -> Any:
+        """A pandas DataFrame (through pyarrow, as pyarrow.parquet converts)."""
+        return self.to_arrow().to_pandas(**kwargs)
+
+    def slice(self, offset: int, length: int | None = None) -> Table:
+        stop = self.num_rows if length is None else min(self.num_rows, offset + length)
+        arrays = {c.name: take_range(c.array, offset, stop) for c in self._columns}
+        return Table(self.schema, arrays, max(stop - offset, 0))
+
+    @staticmethod
+    def concat(tables: list[Table]) -> Table:
+        """Tables of one schema joined row-wise."""
+        if not tables:
+            raise ValueError("concat needs at least one table")
+        first = tables[0]
+        if any(t.schema != first.schema for t in tables[1:]):
+            raise SchemaError("cannot concatenate tables with different schemas")
+        arrays = {c.name: concat([t.column(i).array for t in tables]) for i, c in enumerate(first._columns)}
+        return Table(first.schema, arrays, sum(t.num_rows for t in tables))
+
+    def __repr__(self) -> str:
+        cols = ", ".join(f"{c.name}: {c.field.type_string()}" for c in self._columns)
+        return f"<Table {self.num_rows} rows: {cols}>"
+
+
+__all__ = ["Column", "Table", "array_to_arrow", "array_to_pylist"]
