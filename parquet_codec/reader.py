@@ -102,12 +102,7 @@ class ParquetFile:
             if not matched:
                 raise SchemaError(f"no column {name!r} in the file; columns are {[f.name for f in self.schema.fields]}")
             leaves.extend(matched)
-        projected = self.schema.project(leaves)
-        order = {name.split(".")[0]: i for i, name in reversed(list(enumerate(columns)))}
-        fields = sorted(projected.root.children, key=lambda node: order.get(node.name, len(order)))
-        if [n.name for n in fields] == [n.name for n in projected.root.children]:
-            return projected
-        return _reordered(projected, [n.name for n in fields])
+        return self.schema.project(leaves)
 
     def _read_arrays(self, index: int, schema: Schema) -> dict[str, Array]:
         group = self.metadata.row_group(index)
@@ -147,33 +142,20 @@ class ParquetFile:
         self.close()
 
 
-def _reordered(schema: Schema, names: list[str]) -> Schema:
-    """The same schema with its top-level fields in the order of ``names``."""
-    by_name = {n.name: n for n in schema.root.children}
-    elements = [schema.root.element]
-    for name in names:
-        elements.extend(n.element for n in _subtree(by_name[name]))
-    return Schema.from_elements(elements)
-
-
-def _subtree(node: Any) -> list:
-    out, stack = [], [node]
-    while stack:
-        current = stack.pop()
-        out.append(current)
-        stack.extend(reversed(current.children))
-    return out
-
-
 def _empty(field: Any) -> Array:
     """A zero-row array of ``field``'s shape."""
     return assemble(field, {node.path: empty_leaf(node) for node in field.leaf_nodes()})
 
 
 def read_table(source: Source, columns: Sequence[str] | None = None, *, verify_checksums: bool = True) -> Table:
-    """Read a whole file (or the named columns) into a Table."""
+    """Read a whole file (or the named columns) into a Table.
+
+    As in ``pyarrow.parquet.read_table``, ``columns`` come back in the order
+    given, and a dotted name of a field inside structs ("a.b") is a column of
+    its own (``ParquetFile.read`` instead keeps file order and nesting)."""
     with ParquetFile(source, verify_checksums=verify_checksums) as pf:
-        return pf.read(columns)
+        table = pf.read(columns)
+    return table if columns is None else table.select(list(columns))
 
 
 __all__ = ["ParquetFile", "read_table"]

@@ -8,14 +8,18 @@ the numpy buffers with pyarrow wherever Arrow's layout allows.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
+import numpy as np
+
 from parquet_codec.arrays import Array, concat, take_range
-from parquet_codec.errors import SchemaError
+from parquet_codec.errors import ParquetError, SchemaError, UnsupportedError
+from parquet_codec.format.ttypes import SchemaElement
 from parquet_codec.nested import LIST, MAP, PRIMITIVE, STRUCT, Field
-from parquet_codec.schema import Schema
+from parquet_codec.schema import OPTIONAL, REQUIRED, Schema, SchemaNode
 from parquet_codec.types import LogicalInfo, logical_info, to_pylist
 
 
@@ -43,10 +47,18 @@ class Column:
         return self.array.null_count
 
     def to_pylist(self) -> list:
-        return array_to_pylist(self.field, self.array)
+        try:
+            return array_to_pylist(self.field, self.array)
+        except ParquetError as exc:
+            exc.add_context(column=self.name)
+            raise
 
     def to_arrow(self) -> Any:
-        return array_to_arrow(self.field, self.array)
+        try:
+            return array_to_arrow(self.field, self.array)
+        except ParquetError as exc:
+            exc.add_context(column=self.name)
+            raise
 
     def __repr__(self) -> str:
         return f"<Column {self.name!r}: {self.field.type_string()}, {len(self)} rows>"
@@ -79,7 +91,15 @@ def array_to_arrow(field: Field, array: Array) -> Any:
     from parquet_codec.arrow_adapter import ArrowChild, leaf_to_arrow, nested_to_arrow
 
     if field.kind == PRIMITIVE:
-        return leaf_to_arrow(array, _info(field))
+        info = _info(field)
+        if info.kind == "int96":
+            # pyarrow's timestamp[ns], unless a value lies beyond 64-bit nanoseconds
+            # (Spark writes such values): then exact microseconds, never wrapped.
+            try:
+                return leaf_to_arrow(array, info, int96_unit="ns")
+            except UnsupportedError:
+                return leaf_to_arrow(array, info, int96_unit="us")
+        return leaf_to_arrow(array, info)
     children = {LIST: lambda: {"element": field.element}, MAP: lambda: {"key": field.key, "value": field.value},
                 STRUCT: lambda: {c.name: c for c in field.children}}[field.kind]()
 
@@ -157,6 +177,47 @@ class Table:
         """A pandas DataFrame (through pyarrow, as pyarrow.parquet converts)."""
         return self.to_arrow().to_pandas(**kwargs)
 
+    def select(self, names: list[str]) -> Table:
+        """The named columns in the given order. A dotted name ("a.b") reaching
+        through structs becomes a column of its own named after its last part,
+        null where any enclosing struct is null (as ``pyarrow.parquet.read_table``
+        selects nested fields)."""
+        picked: dict[str, tuple[SchemaNode, Array, bool]] = {}
+        for name in names:
+            node, array, nullable = self._resolve(name)
+            if node.name in picked:
+                raise SchemaError(f"selection names column {node.name!r} twice")
+            picked[node.name] = (node, array, nullable)
+        elements = [self.schema.root.element]
+        for node, _, nullable in picked.values():
+            subtree = _subtree_elements(node)
+            if nullable and subtree[0].repetition_type == REQUIRED:
+                subtree[0] = _copy_element(subtree[0], repetition_type=OPTIONAL)
+            elements.extend(subtree)
+        elements[0] = _copy_element(elements[0], num_children=len(picked))
+        arrays = {name: array for name, (_, array, _) in picked.items()}
+        return Table(Schema.from_elements(elements), arrays, self.num_rows)
+
+    def _resolve(self, name: str) -> tuple[SchemaNode, Array, bool]:
+        if name in self.column_names:
+            column = self.column(name)
+            return column.field.node, column.array, column.field.nullable
+        head, *rest = name.split(".")
+        if head not in self.column_names or not rest:
+            raise SchemaError(f"no column {name!r}; columns are {self.column_names}")
+        column = self.column(head)
+        field, array, nullable = column.field, column.array, column.field.nullable
+        for part in rest:
+            child = next((c for c in field.children if c.name == part), None) if field.kind == STRUCT else None
+            if child is None:
+                raise SchemaError(f"{name!r} does not name a field reachable through structs")
+            valid = array.validity
+            array = array.children[part]
+            if valid is not None:  # a null struct makes its fields null
+                array = _with_validity(array, valid & array.is_valid())
+            field, nullable = child, nullable or child.nullable
+        return field.node, array, nullable
+
     def slice(self, offset: int, length: int | None = None) -> Table:
         stop = self.num_rows if length is None else min(self.num_rows, offset + length)
         arrays = {c.name: take_range(c.array, offset, stop) for c in self._columns}
@@ -176,6 +237,27 @@ class Table:
     def __repr__(self) -> str:
         cols = ", ".join(f"{c.name}: {c.field.type_string()}" for c in self._columns)
         return f"<Table {self.num_rows} rows: {cols}>"
+
+
+def _with_validity(array: Array, validity: np.ndarray) -> Array:
+    copy = dataclasses.replace(array)
+    copy.validity = validity
+    return copy
+
+
+def _copy_element(element: SchemaElement, **changes: object) -> SchemaElement:
+    fields = {k: getattr(element, k) for k in SchemaElement.__slots__}
+    fields.update(changes)
+    return SchemaElement(**fields)
+
+
+def _subtree_elements(node: SchemaNode) -> list[SchemaElement]:
+    out, stack = [], [node]
+    while stack:
+        current = stack.pop()
+        out.append(current.element)
+        stack.extend(reversed(current.children))
+    return out
 
 
 __all__ = ["Column", "Table", "array_to_arrow", "array_to_pylist"]

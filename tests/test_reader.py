@@ -1,0 +1,241 @@
+"""The reader against independent oracles: pyarrow, DuckDB and known values."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+
+import parquet_codec.reader as reader
+from parquet_codec.errors import ChecksumError, ParquetError, SchemaError
+from tests.conftest import CORPUS_BAD, CORPUS_DATA, corpus_files
+from tests.support.compare import first_difference, same
+
+pq = pytest.importorskip("pyarrow.parquet")
+pa = pytest.importorskip("pyarrow")
+
+# Files of the corpus that pyarrow cannot serve as the oracle for, each with the reason.
+OWN_ORACLE = {
+    "int96_from_spark.parquet": "pyarrow wraps INT96 values beyond 64-bit nanoseconds",
+    "incorrect_map_schema.parquet": "pyarrow rejects a map key that is not required",
+    "nested_structs.rust.parquet": "timestamps beyond Python datetimes: compared through to_arrow",
+    "large_string_map.brotli.parquet": "two 1 GiB strings: checked within a memory budget",
+    "datapage_v1-corrupt-checksum.parquet": "a corrupt page CRC must raise",
+    "rle-dict-uncompressed-corrupt-checksum.parquet": "a corrupt page CRC must raise",
+}
+
+
+def plain_corpus() -> list:
+    return [p for p in corpus_files() if p.read_bytes()[-4:] == b"PAR1"]
+
+
+@pytest.mark.parametrize("path", plain_corpus(), ids=lambda p: str(p.relative_to(CORPUS_DATA)))
+def test_corpus_reads_like_pyarrow(path):
+    if path.name in OWN_ORACLE:
+        pytest.skip(OWN_ORACLE[path.name])
+    expected = pq.read_table(path).to_pylist()
+    got = reader.read_table(path).to_pylist()
+    assert first_difference(got, expected) is None
+
+
+@pytest.mark.parametrize("path", plain_corpus(), ids=lambda p: str(p.relative_to(CORPUS_DATA)))
+def test_corpus_to_arrow_matches_pyarrow(path):
+    if path.name in OWN_ORACLE:
+        pytest.skip(OWN_ORACLE[path.name])
+    ours = reader.read_table(path).to_arrow()
+    theirs = pq.read_table(path)
+    assert ours.column_names == theirs.column_names
+    for name in ours.column_names:
+        expected = theirs.column(name).combine_chunks()
+        got = ours.column(name).combine_chunks()
+        if got.type != expected.type:
+            # INT96 may come back in exact microseconds; values must still agree.
+            assert pa.types.is_timestamp(got.type) and pa.types.is_timestamp(expected.type), name
+            got = got.cast(expected.type)
+        # Array.equals treats NaN as unequal to itself: fall back to values.
+        assert got.equals(expected) or same(got.to_pylist(), expected.to_pylist()), name
+
+
+@pytest.mark.skipif(not CORPUS_DATA.is_dir(), reason="corpus not present")
+def test_int96_beyond_nanoseconds_is_exact():
+    path = CORPUS_DATA / "int96_from_spark.parquet"
+    table = reader.read_table(path)
+    column = table.to_arrow().column(0).combine_chunks()
+    micros = column.cast(pa.timestamp("us")).cast(pa.int64()).to_pylist()
+    assert micros == [1704141296123456, 1704070800000000, 253402225200000000, 1735599600000000, None,
+                      9089380393200000000]
+    with pytest.raises(ParquetError, match=r"value 5 .*column 'a'"):
+        table.to_pylist()
+
+
+@pytest.mark.skipif(not CORPUS_DATA.is_dir(), reason="corpus not present")
+def test_map_with_nullable_key_reads_like_duckdb():
+    duckdb = pytest.importorskip("duckdb")
+    path = CORPUS_DATA / "incorrect_map_schema.parquet"
+    got = reader.read_table(path).to_pylist()
+    rows = duckdb.sql(f"select * from read_parquet('{path}')").fetchall()
+    names = duckdb.sql(f"select * from read_parquet('{path}')").columns
+    expected = [dict(zip(names, row, strict=True)) for row in rows]
+    for ours, theirs in zip(got, expected, strict=True):
+        for name in names:
+            value = theirs[name]
+            if isinstance(value, dict) and set(value) == {"key", "value"}:  # DuckDB's map form
+                value = list(zip(value["key"], value["value"], strict=True))
+            assert ours[name] == value or (isinstance(value, dict) and ours[name] == list(value.items()))
+
+
+@pytest.mark.skipif(not CORPUS_DATA.is_dir(), reason="corpus not present")
+def test_nested_structs_beyond_datetime_through_arrow():
+    path = CORPUS_DATA / "nested_structs.rust.parquet"
+    ours = reader.read_table(path).to_arrow()
+    theirs = pq.read_table(path)
+    for name in theirs.column_names:
+        assert ours.column(name).combine_chunks().equals(theirs.column(name).combine_chunks()), name
+
+
+@pytest.mark.skipif(not CORPUS_DATA.is_dir(), reason="corpus not present")
+@pytest.mark.parametrize("name", ["datapage_v1-corrupt-checksum.parquet",
+                                  "rle-dict-uncompressed-corrupt-checksum.parquet"])
+def test_corrupt_checksums_are_reported(name):
+    with pytest.raises(ChecksumError) as info:
+        reader.read_table(CORPUS_DATA / name)
+    message = str(info.value)
+    assert "column" in message and "page" in message
+    # with verification off the values decode (the corruption is in the data bytes)
+    reader.read_table(CORPUS_DATA / name, verify_checksums=False)
+
+
+@pytest.mark.skipif(not CORPUS_DATA.is_dir(), reason="corpus not present")
+def test_good_checksums_verify():
+    for path in CORPUS_DATA.glob("*checksum*.parquet"):
+        if "corrupt" not in path.name:
+            reader.read_table(path)
+
+
+# Every file in bad_data/ and what reading it must do.
+BAD_DATA = {
+    "ARROW-GH-41317.parquet": "column chunk ends after 0 of 3 values",
+    "ARROW-GH-41321.parquet": "RLE",
+    "ARROW-GH-43605.parquet": None,  # bit width 0 with every dictionary index 0 is legal
+    "ARROW-GH-45185.parquet": "repetition levels .* start at 1",
+    "ARROW-GH-47662.parquet": "FIXED_LEN_BYTE_ARRAY values need",
+    "ARROW-RS-GH-6229-DICTHEADER.parquet": "page",
+    "ARROW-RS-GH-6229-LEVELS.parquet": "values missing",
+    "PARQUET-1481.parquet": "unknown physical type -7",
+}
+
+
+@pytest.mark.skipif(not CORPUS_BAD.is_dir(), reason="corpus not present")
+def test_every_bad_file_has_an_expectation():
+    assert sorted(p.name for p in CORPUS_BAD.iterdir()) == sorted(BAD_DATA)
+
+
+@pytest.mark.parametrize("path", corpus_files(CORPUS_BAD, "*"), ids=lambda p: p.name)
+def test_bad_data(path):
+    expected = BAD_DATA[path.name]
+    if expected is None:
+        assert reader.read_table(path).to_pylist() == pq.read_table(path).to_pylist()
+        return
+    with pytest.raises(ParquetError, match=expected) as info:
+        reader.read_table(path).to_pylist()
+    assert str(path.name) in str(info.value)
+
+
+def pyarrow_table():
+    import datetime
+    import decimal
+
+    n = 300
+    rng = np.random.default_rng(7)
+    ints = rng.integers(-(2**40), 2**40, n)
+    mask = rng.random(n) < 0.2
+    return pa.table({
+        "i32": pa.array(ints.astype(np.int32), mask=mask),
+        "i64": pa.array(ints, mask=mask),
+        "u8": pa.array((ints % 256).astype(np.uint8)),
+        "f32": pa.array(rng.standard_normal(n).astype(np.float32), mask=mask),
+        "f64": pa.array(rng.standard_normal(n), mask=mask),
+        "b": pa.array(ints % 3 == 0, mask=mask),
+        "s": pa.array([None if m else f"v{i % 17}" * (i % 5) for i, m in enumerate(mask)]),
+        "bin": pa.array([bytes([i % 256]) * (i % 7) for i in range(n)]),
+        "fixed": pa.array([bytes([i % 256]) * 4 for i in range(n)], pa.binary(4)),
+        "dec": pa.array([decimal.Decimal(i - 150) / 100 for i in range(n)], pa.decimal128(9, 2)),
+        "ts": pa.array([datetime.datetime(2000, 1, 1) + datetime.timedelta(seconds=i * 3600) for i in range(n)],
+                       pa.timestamp("us")),
+        "lst": pa.array([None if i % 11 == 0 else list(range(i % 4)) for i in range(n)], pa.list_(pa.int64())),
+        "st": pa.array([{"x": i, "y": str(i)} if i % 13 else None for i in range(n)]),
+        "m": pa.array([[(str(j), j) for j in range(i % 3)] for i in range(n)], pa.map_(pa.string(), pa.int64())),
+    })
+
+
+PYARROW_OPTIONS = {
+    "v1": {},
+    "v2": {"data_page_version": "2.0"},
+    "plain": {"use_dictionary": False},
+    "v2-plain": {"use_dictionary": False, "data_page_version": "2.0"},
+    "tiny-pages": {"data_page_size": 64, "write_batch_size": 10},
+    "max-rows-per-page": {"max_rows_per_page": 7} ,
+    "not-compliant": {"use_compliant_nested_type": False},
+    "int96": {"use_deprecated_int96_timestamps": True},
+    "checksums": {"write_page_checksum": True, "data_page_version": "2.0"},
+    "row-groups": {"row_group_size": 50},
+    **{f"codec-{c}": {"compression": c} for c in ("none", "snappy", "gzip", "brotli", "zstd", "lz4")},
+    "delta": {"use_dictionary": False, "column_encoding": {
+        "i32": "DELTA_BINARY_PACKED", "i64": "DELTA_BINARY_PACKED", "s": "DELTA_LENGTH_BYTE_ARRAY",
+        "bin": "DELTA_BYTE_ARRAY", "fixed": "DELTA_BYTE_ARRAY", "b": "RLE"}},
+    "byte-stream-split": {"use_dictionary": False, "column_encoding": {
+        "f32": "BYTE_STREAM_SPLIT", "f64": "BYTE_STREAM_SPLIT", "i32": "BYTE_STREAM_SPLIT",
+        "i64": "BYTE_STREAM_SPLIT", "fixed": "BYTE_STREAM_SPLIT"}},
+}
+
+
+@pytest.mark.parametrize("options", list(PYARROW_OPTIONS.values()), ids=list(PYARROW_OPTIONS))
+def test_pyarrow_written_files(options):
+    table = pyarrow_table()
+    buf = io.BytesIO()
+    pq.write_table(table, buf, **options)
+    data = buf.getvalue()
+    expected = pq.read_table(io.BytesIO(data)).to_pylist()
+    assert first_difference(reader.read_table(data).to_pylist(), expected) is None
+
+
+def test_projection_and_row_groups():
+    table = pyarrow_table()
+    buf = io.BytesIO()
+    pq.write_table(table, buf, row_group_size=70)
+    pf = reader.ParquetFile(buf.getvalue())
+    assert pf.num_row_groups == 5
+    got = pf.read(columns=["st.y", "i64"])
+    assert got.column_names == ["i64", "st"]
+    expected = pq.ParquetFile(io.BytesIO(buf.getvalue())).read(columns=["st.y", "i64"]).to_pylist()
+    assert first_difference(got.to_pylist(), expected) is None
+    for columns in (["st.y", "i64"], ["m", "st"], ["st.x"], ["lst", "b", "s"]):
+        got = reader.read_table(buf.getvalue(), columns=columns)
+        expected = pq.read_table(io.BytesIO(buf.getvalue()), columns=columns)
+        assert got.column_names == expected.column_names
+        assert first_difference(got.to_pylist(), expected.to_pylist()) is None
+        assert got.to_arrow().schema == expected.schema
+    assert pf.read_row_group(2).to_pylist() == pq.ParquetFile(io.BytesIO(buf.getvalue())).read_row_group(2).to_pylist()
+    batches = list(pf.iter_batches(batch_size=32, columns=["lst"]))
+    assert [b.num_rows for b in batches] == [32, 32, 6] * 4 + [20]
+    assert sum((b.to_pylist() for b in batches), []) == table.select(["lst"]).to_pylist()
+    with pytest.raises(SchemaError):
+        pf.read(columns=["nope"])
+
+
+def test_sources_path_bytes_and_file_object(tmp_path):
+    path = tmp_path / "t.parquet"
+    pq.write_table(pyarrow_table(), path)
+    expected = reader.read_table(str(path)).to_pylist()
+    assert reader.read_table(path.read_bytes()).to_pylist() == expected
+    with open(path, "rb") as handle:
+        assert reader.read_table(handle).to_pylist() == expected
+
+
+def test_empty_table_and_zero_row_groups():
+    buf = io.BytesIO()
+    pq.write_table(pyarrow_table().slice(0, 0), buf)
+    table = reader.read_table(buf.getvalue())
+    assert table.num_rows == 0 and table.to_pylist() == []
+    assert table.column_names == pyarrow_table().column_names
