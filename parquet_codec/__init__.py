@@ -1,5 +1,6 @@
 """parquet-codec: the Apache Parquet file format in Python and numpy."""
 
+from parquet_codec._version import __version__
 from parquet_codec.errors import (
     ChecksumError,
     CorruptFileError,
@@ -13,11 +14,13 @@ from parquet_codec.errors import (
     SchemaError,
     UnsupportedError,
 )
-
-__version__ = "0.1.0"
+from parquet_codec.reader import ParquetFile, read_table
+from parquet_codec.schema import Schema
+from parquet_codec.table import Column, Table
 
 __all__ = [
     "ChecksumError",
+    "Column",
     "CorruptFileError",
     "DecodingError",
     "DecompressionError",
@@ -25,8 +28,12 @@ __all__ = [
     "EncryptionError",
     "MetadataError",
     "ParquetError",
+    "ParquetFile",
     "ResourceLimitError",
+    "Schema",
     "SchemaError",
+    "Table",
     "UnsupportedError",
     "__version__",
+    "read_table",
 ]
