@@ -1,0 +1,75 @@
+"""Read speed against pyarrow (single-threaded) and fastparquet, as ratios.
+
+    python -m benchmarks.read [--scale 1.0] [--repeat 5]
+
+Each row reads the file pyarrow wrote with that codec into each library's
+native columnar output: our Table (numpy buffers), pyarrow's Table, and
+fastparquet's pandas DataFrame. Lower ratios are better. Targets (ratio to
+pyarrow): numeric <= 1.2, nullable <= 1.5, strings <= 2.0, nested <= 2.0,
+wide footer <= 3.0, and never slower than fastparquet.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from benchmarks.common import datasets, median_seconds, print_table, wide_table, write_cached
+
+import parquet_codec as pc
+
+
+def fastparquet_read(path: str) -> object | None:
+    try:
+        import fastparquet
+    except ImportError:
+        return None
+
+    def run() -> object:
+        return fastparquet.ParquetFile(path).to_pandas()
+
+    try:
+        run()
+    except Exception:  # fastparquet cannot read some shapes (e.g. nested lists)
+        return None
+    return run
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--scale", type=float, default=1.0)
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    import pyarrow.parquet as pq
+
+    rows = []
+    cases = []
+    tables = datasets(args.scale)
+    for codec in ("none", "snappy", "zstd"):
+        cases.append((f"numeric {codec}", write_cached("numeric", tables["numeric"], compression=codec)))
+    cases.append(("nullable snappy", write_cached("nullable", tables["nullable"], compression="snappy")))
+    cases.append(("strings snappy", write_cached("strings", tables["strings"], compression="snappy")))
+    cases.append(("nested snappy", write_cached("nested", tables["nested"], compression="snappy")))
+    for label, path in cases:
+        ours = median_seconds(lambda p=path: pc.read_table(p), args.repeat)
+        theirs = median_seconds(lambda p=path: pq.read_table(p, use_threads=False), args.repeat)
+        fp = fastparquet_read(str(path))
+        fp_time = median_seconds(fp, args.repeat) if fp else None
+        rows.append([label, ours, theirs, ours / theirs, "-" if fp_time is None else fp_time,
+                     "-" if fp_time is None else f"{ours / fp_time:.2f}"])
+    wide = write_cached("wide", wide_table(), row_group_size=1)
+    ours = median_seconds(lambda: pc.ParquetFile(wide), args.repeat)
+    theirs = median_seconds(lambda: pq.ParquetFile(wide), args.repeat)
+    fp = None
+    try:
+        import fastparquet
+
+        fp = median_seconds(lambda: fastparquet.ParquetFile(str(wide)), args.repeat)
+    except ImportError:
+        pass
+    rows.append(["open wide footer", ours, theirs, ours / theirs, "-" if fp is None else fp,
+                 "-" if fp is None else f"{ours / fp:.2f}"])
+    print_table(["workload", "ours s", "pyarrow s", "ratio", "fastparquet s", "ours/fp"], rows)
+
+
+if __name__ == "__main__":
+    main()
