@@ -1,0 +1,79 @@
+"""Dictionary encoding (spec, Encodings, "Dictionary Encoding (PLAIN_DICTIONARY = 2 and RLE_DICTIONARY = 8)").
+
+A dictionary *page* is PLAIN encoded (use :func:`plain.decode_plain`). A data
+page stores the indices into it: one byte holding the bit width (at most 32),
+then the indices in the RLE / bit-packing hybrid without a length prefix.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from parquet_codec.encodings.byte_arrays import ByteArrays
+from parquet_codec.encodings.rle import RleBitPackedHybrid
+from parquet_codec.encodings.varint import Buffer, decoding_error, views
+from parquet_codec.errors import DecodingError
+
+_ENCODING = "RLE_DICTIONARY"
+MAX_INDEX_BIT_WIDTH = 32
+
+
+def decode_indices(data: Buffer, count: int, *, offset: int = 0) -> tuple[np.ndarray, int]:
+    """Decode ``count`` dictionary indices; return (int32 indices, bytes consumed).
+
+    Indices are not checked against a dictionary size here; :func:`gather`
+    does that with one vectorized pass. Indices at or above 2**31 come out
+    negative and are rejected there too.
+    """
+    mv, _ = views(data)
+    if offset >= len(mv):
+        if count == 0:
+            return np.zeros(0, dtype=np.int32), 0
+        raise decoding_error(_ENCODING, "bit width byte missing", offset)
+    bit_width = mv[offset]
+    if bit_width > MAX_INDEX_BIT_WIDTH:
+        raise decoding_error(_ENCODING, f"index bit width {bit_width} > {MAX_INDEX_BIT_WIDTH}", offset)
+    indices, consumed = RleBitPackedHybrid.decode(data, bit_width, count, offset=offset + 1)
+    return indices.view(np.int32), consumed + 1
+
+
+def index_bit_width(dict_size: int) -> int:
+    """Bits needed for indices ``0 .. dict_size - 1`` (0 for a dictionary of at most one value)."""
+    return max(dict_size - 1, 0).bit_length()
+
+
+def encode_indices(indices: object, dict_size: int) -> bytes:
+    """Encode indices into a dictionary of ``dict_size`` values (bit width byte + RLE hybrid).
+
+    Raises ValueError for indices outside ``0 .. dict_size - 1``.
+    """
+    idx = np.asarray(indices)
+    if idx.size and (idx.min() < 0 or idx.max() >= dict_size):
+        raise ValueError(f"indices must lie in 0..{dict_size - 1}")
+    bit_width = index_bit_width(dict_size)
+    if bit_width > MAX_INDEX_BIT_WIDTH:
+        raise ValueError(f"dictionary of {dict_size} values needs more than {MAX_INDEX_BIT_WIDTH} bits")
+    return bytes([bit_width]) + RleBitPackedHybrid.encode(idx, bit_width)
+
+
+def gather(dictionary_values: np.ndarray | ByteArrays, indices: np.ndarray) -> np.ndarray | ByteArrays:
+    """Map indices to dictionary values: 1-d arrays, ``(n, width)`` byte rows or ByteArrays.
+
+    Raises DecodingError naming the first bad index if any index is negative
+    or not below the dictionary size.
+    """
+    idx = np.asarray(indices)
+    size = len(dictionary_values)
+    if idx.size:
+        # Viewed unsigned, negative indices become huge: one max checks both bounds.
+        unsigned = idx.view(f"u{idx.dtype.itemsize}") if idx.dtype.kind == "i" else idx
+        if int(unsigned.max()) >= size:
+            position = int(np.argmax(unsigned >= size))
+            # No byte offset exists any more at this point; name the value instead.
+            raise DecodingError(
+                f"{_ENCODING}: index {int(idx[position])} out of range for a dictionary of {size} values"
+                f" (value {position})"
+            )
+    if isinstance(dictionary_values, ByteArrays):
+        return dictionary_values.take(idx)
+    return np.take(dictionary_values, idx, axis=0)

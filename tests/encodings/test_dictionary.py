@@ -1,0 +1,89 @@
+"""Dictionary indices (spec, Encodings, "Dictionary Encoding")."""
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from parquet_codec.encodings.byte_arrays import ByteArrays
+from parquet_codec.encodings.dictionary import decode_indices, encode_indices, gather, index_bit_width
+from parquet_codec.encodings.plain import decode_plain, encode_plain
+from parquet_codec.errors import DecodingError
+from parquet_codec.format.ttypes import Type
+
+
+def test_known_bytes():
+    # Bit width 2, then one bit-packed group holding 0, 1, 2, 0 (+ zero padding).
+    encoded = encode_indices([0, 1, 2, 0], 3)
+    assert encoded == bytes([2, 0x03, 0b00100100, 0])
+    indices, consumed = decode_indices(b"??" + encoded, 4, offset=2)
+    assert indices.dtype == np.int32 and indices.tolist() == [0, 1, 2, 0] and consumed == 4
+
+
+def test_bit_width_zero_single_entry_dictionary():
+    encoded = encode_indices([0] * 9, 1)
+    assert encoded == bytes([0, 18])  # width 0, RLE run of 9 values with a 0-byte value
+    assert decode_indices(encoded, 9)[0].tolist() == [0] * 9
+
+
+@given(st.integers(1, 5000).flatmap(lambda n: st.tuples(st.just(n), st.lists(st.integers(0, n - 1), max_size=60))))
+def test_round_trip(case):
+    size, indices = case
+    encoded = encode_indices(indices, size)
+    assert encoded[0] == index_bit_width(size)
+    decoded, consumed = decode_indices(encoded, len(indices))
+    assert decoded.tolist() == indices and consumed == len(encoded)
+
+
+def test_empty():
+    indices, consumed = decode_indices(b"", 0)
+    assert indices.size == 0 and consumed == 0
+
+
+def test_width_above_32_is_rejected():
+    with pytest.raises(DecodingError, match="RLE_DICTIONARY: index bit width 33 > 32 at byte 1"):
+        decode_indices(b"\x00\x21\x02\x00", 1, offset=1)
+
+
+def test_missing_width_byte():
+    with pytest.raises(DecodingError, match="bit width byte missing at byte 0"):
+        decode_indices(b"", 1)
+
+
+def test_gather_numbers_rows_and_byte_arrays():
+    indices = np.array([2, 0, 2], dtype=np.int32)
+    assert gather(np.array([1.5, 2.5, 3.5]), indices).tolist() == [3.5, 1.5, 3.5]
+    rows = np.arange(6, dtype=np.uint8).reshape(3, 2)
+    assert gather(rows, indices).tolist() == [[4, 5], [0, 1], [4, 5]]
+    strings = ByteArrays.from_pylist([b"a", b"", b"ccc"])
+    assert gather(strings, indices).to_pylist() == [b"ccc", b"a", b"ccc"]
+
+
+@pytest.mark.parametrize("bad", [3, -1, 2**31 - 1])
+def test_gather_rejects_out_of_range(bad):
+    with pytest.raises(DecodingError, match=rf"index {bad} out of range for a dictionary of 3 values \(value 1\)"):
+        gather(np.array([1, 2, 3]), np.array([0, bad, 1], dtype=np.int32))
+
+
+def test_index_above_2_31_decodes_negative_and_is_rejected():
+    indices, _ = decode_indices(bytes([32, 2]) + (2**32 - 1).to_bytes(4, "little"), 1)
+    with pytest.raises(DecodingError):
+        gather(np.array([1]), indices)
+
+
+def test_empty_dictionary():
+    assert gather(np.zeros(0), np.zeros(0, dtype=np.int32)).size == 0
+    with pytest.raises(DecodingError):
+        gather(np.zeros(0), np.zeros(1, dtype=np.int32))
+
+
+def test_dictionary_page_is_plain():
+    page = encode_plain([b"x", b"yz"], Type.BYTE_ARRAY)
+    dictionary, _ = decode_plain(page, Type.BYTE_ARRAY, 2)
+    indices, _ = decode_indices(encode_indices([1, 1, 0], 2), 3)
+    assert gather(dictionary, indices).to_pylist() == [b"yz", b"yz", b"x"]
+
+
+def test_encode_rejects_out_of_range():
+    with pytest.raises(ValueError):
+        encode_indices([3], 3)

@@ -1,0 +1,159 @@
+"""RLE / bit-packing hybrid and deprecated BIT_PACKED (spec, Encodings)."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from parquet_codec.encodings.rle import BitPacked, RleBitPackedHybrid
+from parquet_codec.errors import DecodingError
+
+decode, encode = RleBitPackedHybrid.decode, RleBitPackedHybrid.encode
+
+# One bit-packed run (header 1 << 1 | 1) holding the spec's 0..7 example at width 3.
+SPEC_RUN = bytes([0x03, 0b10001000, 0b11000110, 0b11111010])
+
+
+def test_spec_example_as_a_bit_packed_run():
+    assert encode(range(8), 3) == SPEC_RUN
+    values, consumed = decode(SPEC_RUN, 3, 8)
+    assert values.tolist() == list(range(8)) and consumed == 4
+
+
+def test_length_prefix():
+    assert encode(range(8), 3, length_prefixed=True) == b"\x04\x00\x00\x00" + SPEC_RUN
+    values, consumed = decode(b"\x04\x00\x00\x00" + SPEC_RUN + b"next", 3, 8, length_prefixed=True)
+    assert values.tolist() == list(range(8)) and consumed == 8
+
+
+def test_rle_runs():
+    # rle-header = 10 << 1, then the value 5 in ceil(3 / 8) = 1 byte.
+    assert encode([5] * 10, 3) == bytes([20, 5])
+    # A 12-bit value takes two little-endian bytes.
+    assert encode([0xABC] * 8, 12) == bytes([16, 0xBC, 0x0A])
+    assert decode(bytes([16, 0xBC, 0x0A]), 12, 8)[0].tolist() == [0xABC] * 8
+
+
+def test_runs_and_literals_mixed():
+    values = [5] * 10 + [1, 2, 3]
+    encoded = encode(values, 3)
+    # RLE run of 10, then one group of 8 holding 1, 2, 3 and zero padding.
+    assert encoded == bytes([20, 5, 0x03, 0b11010001, 0, 0])
+    assert decode(encoded, 3, 13)[0].tolist() == values
+
+
+def test_literal_borrows_from_the_following_run():
+    values = [1, 2, 3] + [7] * 20
+    encoded = encode(values, 3)
+    # 3 literals + 5 of the run fill a group of 8; the other 15 repeats are an RLE run.
+    assert encoded[0] == 0x03 and encoded[4:] == bytes([30, 7])
+    assert decode(encoded, 3, 23)[0].tolist() == values
+
+
+def test_run_longer_than_2_16():
+    values = np.zeros(200_000, dtype=np.uint32)
+    values[70_000:] = 3
+    encoded = encode(values, 2)
+    assert len(encoded) == 8
+    assert np.array_equal(decode(encoded, 2, len(values))[0], values)
+
+
+def test_several_bit_packed_runs_are_unpacked_together():
+    # Two bit-packed runs separated by an RLE run, as Arrow writes them.
+    stream = SPEC_RUN + bytes([6, 2]) + SPEC_RUN
+    assert decode(stream, 3, 19)[0].tolist() == list(range(8)) + [2, 2, 2] + list(range(8))
+
+
+def test_decoding_stops_at_count():
+    values, consumed = decode(bytes([200, 1, 4]), 3, 5)  # an RLE run of 100 values of 4
+    assert values.tolist() == [4] * 5 and consumed == 3
+    values, consumed = decode(SPEC_RUN + b"\xff", 3, 3)
+    assert values.tolist() == [0, 1, 2] and consumed == 4
+
+
+def test_last_bit_packed_run_may_lack_padding_bytes():
+    values, consumed = decode(bytes([0x03, 0b10001000]), 3, 2)
+    assert values.tolist() == [0, 1] and consumed == 2
+
+
+def test_width_zero():
+    assert encode([0] * 10, 0) == bytes([20])
+    assert decode(bytes([20]), 0, 10)[0].tolist() == [0] * 10
+    assert decode(b"", 0, 4)[0].tolist() == [0] * 4  # only zeros can be missing
+
+
+def test_zero_length_runs_are_skipped():
+    assert decode(bytes([0, 1, 4, 3]), 3, 2)[0].tolist() == [3, 3]
+
+
+@st.composite
+def runs(draw):
+    width = draw(st.integers(0, 64))
+    value = st.integers(0, (1 << width) - 1)
+    pieces = draw(st.lists(st.tuples(value, st.integers(1, 20)), max_size=12))
+    return width, [v for v, n in pieces for _ in range(n)]
+
+
+@settings(max_examples=200)
+@given(runs(), st.booleans())
+def test_round_trip(case, length_prefixed):
+    width, values = case
+    encoded = encode(np.array(values, dtype=np.uint64), width, length_prefixed=length_prefixed)
+    decoded, consumed = decode(encoded + b"\x00", width, len(values), length_prefixed=length_prefixed)
+    assert decoded.tolist() == values
+    assert consumed == len(encoded)
+
+
+@pytest.mark.parametrize(
+    ("data", "width", "count", "message"),
+    [
+        (b"", 3, 1, "RLE: data ends with 1 of 1 values missing at byte 0"),
+        (bytes([20, 5]), 3, 11, "1 of 11 values missing at byte 2"),
+        (bytes([20]), 3, 1, "repeated value truncated at byte 1"),
+        (bytes([20, 9]), 3, 1, "repeated value 9 does not fit in 3 bits at byte 1"),
+        (bytes([0x05, 0, 0]), 3, 16, "bit-packed run of 16 values needs 6 bytes, only 2 left at byte 1"),
+        (b"\x09\x00\x00\x00\x14\x05", 3, 10, "length prefix 9 exceeds the 2 bytes left at byte 0"),
+        (b"\x04\x00", 3, 10, "length prefix truncated"),
+        (b"\xff" * 12, 3, 10, "run header longer than 10 bytes"),
+        (b"", 65, 1, "bit width 65 > 64"),
+    ],
+)
+def test_malformed(data, width, count, message):
+    with pytest.raises(DecodingError, match=message):
+        decode(data, width, count, length_prefixed=data[:1] in (b"\x09", b"\x04"))
+
+
+def test_length_prefix_bounds_the_runs():
+    # The declared length ends after the run header: its value lies outside.
+    with pytest.raises(DecodingError, match="repeated value truncated at byte 5"):
+        decode(b"\x01\x00\x00\x00\x14\x05", 3, 10, length_prefixed=True)
+
+
+def test_encode_rejects_values_that_do_not_fit():
+    with pytest.raises(ValueError):
+        encode([8], 3)
+
+
+def test_bit_packed_spec_example():
+    spec = bytes([0b00000101, 0b00111001, 0b01110111])
+    assert BitPacked.encode(range(8), 3) == spec
+    values, consumed = BitPacked.decode(b"x" + spec, 3, 8, offset=1)
+    assert values.tolist() == list(range(8)) and consumed == 3
+
+
+def test_bit_packed_level_example_size():
+    # Spec: 30 values at 2 bits take 60 bits = 8 bytes.
+    assert len(BitPacked.encode([3] * 30, 2)) == 8
+
+
+@given(st.integers(0, 32).flatmap(lambda w: st.tuples(st.just(w), st.lists(st.integers(0, (1 << w) - 1), max_size=40))))
+def test_bit_packed_round_trip(case):
+    width, values = case
+    encoded = BitPacked.encode(values, width)
+    decoded, consumed = BitPacked.decode(encoded, width, len(values))
+    assert decoded.tolist() == values and consumed == len(encoded)
+
+
+def test_bit_packed_truncated():
+    with pytest.raises(DecodingError, match="BIT_PACKED: 8 values of 3 bits need 3 bytes, only 2 left at byte 0"):
+        BitPacked.decode(b"\x00\x00", 3, 8)
