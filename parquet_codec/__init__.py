@@ -17,6 +17,7 @@ from parquet_codec.errors import (
 from parquet_codec.reader import ParquetFile, read_table
 from parquet_codec.schema import Schema
 from parquet_codec.table import Column, Table
+from parquet_codec.writer import ParquetWriter, write_table
 
 __all__ = [
     "ChecksumError",
@@ -29,6 +30,7 @@ __all__ = [
     "MetadataError",
     "ParquetError",
     "ParquetFile",
+    "ParquetWriter",
     "ResourceLimitError",
     "Schema",
     "SchemaError",
@@ -36,4 +38,5 @@ __all__ = [
     "UnsupportedError",
     "__version__",
     "read_table",
+    "write_table",
 ]

@@ -17,13 +17,29 @@ import numpy as np
 
 from parquet_codec import compression
 from parquet_codec.encodings.rle import BitPacked, RleBitPackedHybrid
-from parquet_codec.errors import ChecksumError, CorruptFileError, ParquetError, UnsupportedError
-from parquet_codec.format.ttypes import CompressionCodec, Encoding, PageHeader, PageType
-from parquet_codec.thrift_io import deserialize
+from parquet_codec.encodings.rle_writer import encode_hybrid
+from parquet_codec.errors import (
+    ChecksumError,
+    CorruptFileError,
+    MetadataError,
+    ParquetError,
+    UnsupportedError,
+)
+from parquet_codec.format.ttypes import (
+    CompressionCodec,
+    DataPageHeader,
+    DataPageHeaderV2,
+    DictionaryPageHeader,
+    Encoding,
+    PageHeader,
+    PageType,
+)
+from parquet_codec.thrift_io import deserialize, serialize
 
 # A page header is a few dozen bytes; statistics can make it larger, but a
 # header this big is a corrupt length, not a real header.
 MAX_HEADER_SIZE = 16 * 2**20
+_HEADER_WINDOW = 256
 
 
 @dataclass
@@ -51,10 +67,13 @@ class DataPage:
     values: memoryview  # encoded values, decompressed
 
 
-def iter_pages(chunk: memoryview, chunk_offset: int, num_values: int) -> Iterator[RawPage]:
+def iter_pages(chunk: memoryview, chunk_offset: int, num_values: int, decryptor: object | None = None
+               ) -> Iterator[RawPage]:
     """Walk the pages of a column chunk until ``num_values`` levels are seen.
 
     ``chunk`` holds the chunk's bytes, which start at file offset ``chunk_offset``.
+    ``decryptor`` (crypto.ColumnChunkDecryptor) reads encrypted page headers;
+    the bodies stay encrypted (the CRC covers them as stored).
     """
     pos, seen, ordinal = 0, 0, 0
     while seen < num_values:
@@ -62,7 +81,10 @@ def iter_pages(chunk: memoryview, chunk_offset: int, num_values: int) -> Iterato
             raise CorruptFileError(
                 f"column chunk ends after {seen} of {num_values} values", file_offset=chunk_offset + pos
             )
-        header, used = deserialize(PageHeader, chunk, pos, end=min(len(chunk), pos + MAX_HEADER_SIZE))
+        if decryptor is None:
+            header, used = read_page_header(chunk, pos)
+        else:
+            header, used = decryptor.read_page_header(chunk, pos, ordinal)
         offset = chunk_offset + pos
         _check_header(header, ordinal, offset)
         body_start = pos + used
@@ -77,6 +99,20 @@ def iter_pages(chunk: memoryview, chunk_offset: int, num_values: int) -> Iterato
         seen += _level_count(header)
         yield page
         pos, ordinal = body_end, ordinal + 1
+
+
+def read_page_header(chunk: memoryview, pos: int) -> tuple[PageHeader, int]:
+    """Parse the PageHeader at ``pos``, looking at a small window first: the
+    parser copies what it is given, and most headers are tiny."""
+    window = _HEADER_WINDOW
+    while True:
+        end = min(len(chunk), pos + window)
+        try:
+            return deserialize(PageHeader, chunk, pos, end=end)
+        except MetadataError:
+            if end == len(chunk) or window >= MAX_HEADER_SIZE:
+                raise
+            window *= 16
 
 
 def _check_header(header: PageHeader, ordinal: int, offset: int) -> None:
@@ -221,3 +257,83 @@ __all__ = [
     "read_dictionary_page",
     "verify_crc",
 ]
+
+
+# ---------------------------------------------------------------------------
+# Writing pages (File Format: "Data Pages"; the thrift PageHeader comments).
+# The layouts are the ones the readers above take apart: v1 bodies are
+# [rep levels][def levels][values], all compressed together, with each level
+# section RLE-encoded behind a 4-byte length; v2 bodies put both level
+# sections, RLE without length prefixes, uncompressed in front of the
+# compressed values. The CRC-32 covers the page bytes after the header as
+# stored (compressed), for every page type.
+
+
+@dataclass
+class PageOut:
+    """One page ready to append: header and body bytes, plus their sizes."""
+
+    header: PageHeader
+    header_bytes: bytes
+    body: bytes
+    uncompressed_size: int  # header + uncompressed body, as ColumnMetaData counts it
+
+    @property
+    def size(self) -> int:
+        return len(self.header_bytes) + len(self.body)
+
+
+def encode_levels(levels: np.ndarray | None, max_level: int, *, length_prefixed: bool) -> bytes:
+    """A level section: RLE/bit-packed hybrid at ``bit_width(max_level)``;
+    empty when the column has no such levels."""
+    if max_level == 0 or levels is None:
+        return b""
+    return encode_hybrid(levels, max_level.bit_length(), length_prefixed=length_prefixed)
+
+
+def _finish(header: PageHeader, body: bytes, uncompressed_body: int, checksum: bool) -> PageOut:
+    if len(body) > compression.MAX_PAGE_SIZE or uncompressed_body > compression.MAX_PAGE_SIZE:
+        raise UnsupportedError(f"a page of {max(len(body), uncompressed_body)} bytes exceeds the format's 2 GiB limit")
+    header.compressed_page_size = len(body)
+    header.uncompressed_page_size = uncompressed_body
+    if checksum:
+        crc = zlib.crc32(body)
+        header.crc = crc - (1 << 32) if crc >= 1 << 31 else crc  # Thrift i32 is signed
+    raw = serialize(header)
+    return PageOut(header, raw, body, len(raw) + uncompressed_body)
+
+
+def write_data_page_v1(values: bytes, encoding: int, num_values: int, rep: bytes, dfn: bytes, codec: int, *,
+                       level: int | None = None, checksum: bool = False, statistics: object = None) -> PageOut:
+    """A DATA_PAGE: levels (length-prefixed RLE, from :func:`encode_levels`) and values compressed together."""
+    raw = b"".join((rep, dfn, values))
+    sub = DataPageHeader(num_values=num_values, encoding=encoding, definition_level_encoding=Encoding.RLE,
+                         repetition_level_encoding=Encoding.RLE, statistics=statistics)
+    header = PageHeader(type=PageType.DATA_PAGE, data_page_header=sub)
+    body = raw if codec == CompressionCodec.UNCOMPRESSED else compression.compress(codec, raw, level=level)
+    return _finish(header, body, len(raw), checksum)
+
+
+def write_data_page_v2(values: bytes, encoding: int, num_values: int, num_nulls: int, num_rows: int, rep: bytes,
+                       dfn: bytes, codec: int, *, level: int | None = None, checksum: bool = False,
+                       statistics: object = None) -> PageOut:
+    """A DATA_PAGE_V2: uncompressed levels (RLE, no prefix) before the compressed values.
+    ``is_compressed`` is set even for UNCOMPRESSED, as parquet-java does."""
+    compressed = values if codec == CompressionCodec.UNCOMPRESSED else compression.compress(codec, values, level=level)
+    sub = DataPageHeaderV2(num_values=num_values, num_nulls=num_nulls, num_rows=num_rows, encoding=encoding,
+                           definition_levels_byte_length=len(dfn), repetition_levels_byte_length=len(rep),
+                           is_compressed=True, statistics=statistics)
+    header = PageHeader(type=PageType.DATA_PAGE_V2, data_page_header_v2=sub)
+    return _finish(header, b"".join((rep, dfn, compressed)), len(rep) + len(dfn) + len(values), checksum)
+
+
+def write_dictionary_page(values: bytes, num_values: int, encoding: int, codec: int, *,
+                          level: int | None = None, checksum: bool = False) -> PageOut:
+    """A DICTIONARY_PAGE of PLAIN values; ``encoding`` is PLAIN_DICTIONARY (v1) or PLAIN (v2)."""
+    sub = DictionaryPageHeader(num_values=num_values, encoding=encoding)
+    header = PageHeader(type=PageType.DICTIONARY_PAGE, dictionary_page_header=sub)
+    body = values if codec == CompressionCodec.UNCOMPRESSED else compression.compress(codec, values, level=level)
+    return _finish(header, body, len(values), checksum)
+
+
+__all__ += ["PageOut", "encode_levels", "write_data_page_v1", "write_data_page_v2", "write_dictionary_page"]

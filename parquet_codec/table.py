@@ -234,6 +234,34 @@ class Table:
         arrays = {c.name: concat([t.column(i).array for t in tables]) for i, c in enumerate(first._columns)}
         return Table(first.schema, arrays, sum(t.num_rows for t in tables))
 
+    @classmethod
+    def from_pydict(cls, data: dict, schema: Schema | None = None) -> Table:
+        """A table from columns of Python values or numpy arrays (see :mod:`parquet_codec.convert`)."""
+        from parquet_codec.convert import from_pydict
+
+        return from_pydict(data, schema)
+
+    @classmethod
+    def from_pylist(cls, rows: list, schema: Schema | None = None) -> Table:
+        """A table from a list of row dicts."""
+        from parquet_codec.convert import from_pylist
+
+        return from_pylist(rows, schema)
+
+    @classmethod
+    def from_pandas(cls, df: Any, schema: Schema | None = None) -> Table:
+        """A table from a pandas DataFrame."""
+        from parquet_codec.convert import from_pandas
+
+        return from_pandas(df, schema)
+
+    @classmethod
+    def from_arrow(cls, table: Any) -> Table:
+        """A table from a pyarrow Table, typed as pyarrow.parquet writes it."""
+        from parquet_codec.convert import from_arrow
+
+        return from_arrow(table)
+
     def __repr__(self) -> str:
         cols = ", ".join(f"{c.name}: {c.field.type_string()}" for c in self._columns)
         return f"<Table {self.num_rows} rows: {cols}>"

@@ -1,0 +1,483 @@
+"""Writing one column chunk (File Format: "Column chunks", "Data Pages").
+
+From a leaf's shredded :class:`~parquet_codec.levels.LeafData` this module
+chooses the value encoding, cuts pages at record boundaries, encodes levels
+and values, compresses, checksums, and produces the chunk's
+``ColumnMetaData`` with statistics and size statistics.
+
+Encoding choice follows parquet-java's v1 and v2 writers by default:
+
+- dictionary first (not for BOOLEAN; not for FIXED_LEN_BYTE_ARRAY with v1
+  pages), with ``PLAIN_DICTIONARY`` pages in v1 and ``RLE_DICTIONARY`` pages
+  plus a PLAIN dictionary page in v2;
+- the dictionary is abandoned when the first page's worth of values would not
+  shrink (dictionary plus indices at least as large as the plain values), and
+  the chunk falls back mid-way once the dictionary page would exceed
+  ``dictionary_pagesize_limit``: the pages before that point stay
+  dictionary-encoded, the rest use the fallback encoding;
+- fallback (or dictionary off): PLAIN in v1; in v2 DELTA_BINARY_PACKED for
+  INT32/INT64, DELTA_BYTE_ARRAY for BYTE_ARRAY and FIXED_LEN_BYTE_ARRAY, RLE
+  for BOOLEAN and PLAIN for FLOAT, DOUBLE and INT96;
+- an explicit ``encoding`` replaces the fallback encoding.
+
+Each page's location, row range, bounds and null count are kept in a
+:class:`PageRecord` for the page index.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from parquet_codec.arrays import Array, BinaryArray, PrimitiveArray
+from parquet_codec.distinct import Distinct, distinct_bytes, distinct_values
+from parquet_codec.encodings import (
+    ByteArrays,
+    ByteStreamSplit,
+    DeltaBinaryPacked,
+    DeltaByteArray,
+    DeltaLengthByteArray,
+    encode_plain,
+    index_bit_width,
+)
+from parquet_codec.encodings.rle_writer import encode_hybrid
+from parquet_codec.errors import UnsupportedError
+from parquet_codec.format.ttypes import (
+    ColumnChunk,
+    ColumnMetaData,
+    CompressionCodec,
+    Encoding,
+    PageEncodingStats,
+    PageType,
+    Type,
+)
+from parquet_codec.levels import LeafData, row_starts
+from parquet_codec.page import (
+    PageOut,
+    encode_levels,
+    write_data_page_v1,
+    write_data_page_v2,
+    write_dictionary_page,
+)
+from parquet_codec.schema import SchemaNode
+from parquet_codec.statistics import (
+    DEFAULT_TRUNCATE_LENGTH,
+    Bounds,
+    SizeCounts,
+    size_counts,
+    to_thrift,
+    value_bounds,
+)
+from parquet_codec.types import LogicalInfo
+
+DEFAULT_PAGE_SIZE = 1024 * 1024
+DEFAULT_DICTIONARY_PAGE_SIZE = 1024 * 1024
+_SAMPLE = 8192  # values tested before trying a dictionary
+
+_VALID_ENCODINGS = {
+    Encoding.PLAIN: None,  # every type
+    Encoding.RLE: (Type.BOOLEAN,),
+    Encoding.DELTA_BINARY_PACKED: (Type.INT32, Type.INT64),
+    Encoding.DELTA_LENGTH_BYTE_ARRAY: (Type.BYTE_ARRAY,),
+    Encoding.DELTA_BYTE_ARRAY: (Type.BYTE_ARRAY, Type.FIXED_LEN_BYTE_ARRAY),
+    Encoding.BYTE_STREAM_SPLIT: (Type.FLOAT, Type.DOUBLE, Type.INT32, Type.INT64, Type.FIXED_LEN_BYTE_ARRAY),
+}
+_V2_FALLBACK = {
+    Type.INT32: Encoding.DELTA_BINARY_PACKED, Type.INT64: Encoding.DELTA_BINARY_PACKED,
+    Type.BYTE_ARRAY: Encoding.DELTA_BYTE_ARRAY, Type.FIXED_LEN_BYTE_ARRAY: Encoding.DELTA_BYTE_ARRAY,
+    Type.BOOLEAN: Encoding.RLE,
+}
+
+
+@dataclass(frozen=True)
+class ColumnOptions:
+    """How one column is written (the writer resolves per-column options into this)."""
+
+    codec: int = CompressionCodec.SNAPPY
+    compression_level: int | None = None
+    use_dictionary: bool = True
+    encoding: int | None = None  # the non-dictionary encoding; None = the page version's default
+    page_version: int = 1
+    data_page_size: int = DEFAULT_PAGE_SIZE
+    dictionary_pagesize_limit: int = DEFAULT_DICTIONARY_PAGE_SIZE
+    write_statistics: bool = True
+    write_page_checksum: bool = False
+    statistics_truncate_length: int | None = DEFAULT_TRUNCATE_LENGTH
+
+
+@dataclass
+class PageRecord:
+    """A data page as the page index describes it (PageIndex.md)."""
+
+    offset: int  # file offset of the page header
+    compressed_page_size: int  # header and body
+    first_row_index: int  # within the row group
+    num_values: int
+    null_count: int
+    min_value: bytes | None  # encoded (possibly truncated) bounds; None for a null page or no order
+    max_value: bytes | None
+    size: SizeCounts
+
+    @property
+    def null_page(self) -> bool:
+        return self.num_values == self.null_count
+
+
+@dataclass
+class ChunkOut:
+    """A written column chunk: its bytes, its ColumnChunk and its pages."""
+
+    parts: list[bytes]
+    chunk: ColumnChunk
+    pages: list[PageRecord] = field(default_factory=list)
+
+    @property
+    def size(self) -> int:
+        return self.chunk.meta_data.total_compressed_size
+
+
+def default_encoding(physical_type: int, page_version: int) -> int:
+    """The non-dictionary encoding parquet-java's writer of that page version uses."""
+    return _V2_FALLBACK.get(physical_type, Encoding.PLAIN) if page_version == 2 else Encoding.PLAIN
+
+
+def check_encoding(encoding: int, physical_type: int, column: str) -> None:
+    """Refuse an encoding the format does not define for the physical type."""
+    if encoding not in _VALID_ENCODINGS:
+        name = Encoding._VALUES_TO_NAMES.get(encoding, encoding)
+        raise UnsupportedError(f"column {column!r}: {name} cannot be requested as a column encoding "
+                               "(dictionary encodings are chosen with use_dictionary)")
+    allowed = _VALID_ENCODINGS[encoding]
+    if allowed is not None and physical_type not in allowed:
+        raise UnsupportedError(f"column {column!r}: {Encoding._VALUES_TO_NAMES[encoding]} is not defined for "
+                               f"{Type._VALUES_TO_NAMES[physical_type]} values")
+
+
+def dictionary_allowed(physical_type: int, page_version: int) -> bool:
+    """parquet-java never dictionary-encodes booleans, nor FIXED_LEN_BYTE_ARRAY in v1."""
+    if physical_type == Type.BOOLEAN:
+        return False
+    return not (physical_type == Type.FIXED_LEN_BYTE_ARRAY and page_version == 1)
+
+
+# ---------------------------------------------------------------- values
+
+
+def _take(values: Array, idx: np.ndarray) -> Array:
+    if isinstance(values, BinaryArray):
+        offsets = np.asarray(values.offsets, dtype=np.int64)
+        return BinaryArray.of(*ByteArrays(offsets, values.data).take(idx))
+    return PrimitiveArray.of(values.values[idx])
+
+
+def _slice(values: Array, start: int, stop: int) -> Array:
+    if isinstance(values, BinaryArray):
+        offsets = np.asarray(values.offsets[start : stop + 1], dtype=np.int64)
+        base = int(offsets[0]) if len(offsets) else 0
+        end = int(offsets[-1]) if len(offsets) else 0
+        return BinaryArray.of(offsets - base, values.data[base:end])
+    return PrimitiveArray.of(values.values[start:stop])
+
+
+def _plain_sizes(values: Array) -> np.ndarray | int:
+    """PLAIN bytes per value: a width, or an array for byte arrays."""
+    if isinstance(values, BinaryArray):
+        return np.diff(np.asarray(values.offsets, dtype=np.int64)) + 4
+    raw = values.values
+    return raw.shape[1] if raw.ndim == 2 else (raw.dtype.itemsize if raw.dtype != np.bool_ else 1)
+
+
+def encode_values(values: Array, encoding: int, physical_type: int, type_length: int | None) -> bytes:
+    """Non-null values in one of the non-dictionary encodings."""
+    if isinstance(values, BinaryArray):
+        raw: object = ByteArrays(np.asarray(values.offsets, dtype=np.int64), values.data)
+    else:
+        raw = values.values
+    if encoding == Encoding.PLAIN:
+        return encode_plain(raw, physical_type, type_length=type_length)
+    if encoding == Encoding.RLE:
+        return encode_hybrid(np.asarray(raw, dtype=np.uint8), 1, length_prefixed=True)
+    if encoding == Encoding.DELTA_BINARY_PACKED:
+        return DeltaBinaryPacked.encode(raw, physical_type)
+    if encoding == Encoding.DELTA_LENGTH_BYTE_ARRAY:
+        return DeltaLengthByteArray.encode(raw)
+    if encoding == Encoding.DELTA_BYTE_ARRAY:
+        return DeltaByteArray.encode(raw, physical_type, type_length=type_length)
+    return ByteStreamSplit.encode(raw, physical_type, type_length=type_length)
+
+
+# ---------------------------------------------------------------- dictionary planning
+
+
+@dataclass
+class _Dictionary:
+    ids: np.ndarray  # entry of each dictionary-encoded value
+    values: Array  # the entries, in id order
+    count: int  # how many leading values are dictionary-encoded
+
+    @property
+    def bit_width(self) -> int:
+        return index_bit_width(len(self.values))
+
+
+def _distinct(values: Array, probe: int) -> Distinct:
+    if isinstance(values, BinaryArray):
+        return distinct_bytes(values.offsets, values.data, probe)
+    return distinct_values(values.values, probe)
+
+
+def _entry_bytes(values: Array, first: np.ndarray) -> np.ndarray:
+    sizes = _plain_sizes(values)
+    return sizes[first] if isinstance(sizes, np.ndarray) else np.full(len(first), sizes, dtype=np.int64)
+
+
+def _worth_it(values: Array, probe: Distinct, limit: int) -> bool:
+    """parquet-java's test on the first page: the dictionary must fit and,
+    with the indices, take less room than the plain values."""
+    dict_bytes = int(_entry_bytes(values, probe.first).sum())
+    if dict_bytes > limit:
+        return False
+    sizes = _plain_sizes(values)
+    plain = int(sizes.sum()) if isinstance(sizes, np.ndarray) else sizes * len(probe.ids)
+    return dict_bytes + len(probe.ids) * index_bit_width(probe.size) / 8 < plain
+
+
+def plan_dictionary(values: Array, probe_values: int, limit: int) -> _Dictionary | None:
+    """Dictionary-encode a leading part of ``values`` (all of it when the
+    dictionary stays within ``limit`` bytes), or None when not worth it."""
+    n = len(values)
+    probe = max(1, min(n, probe_values))
+    # The test runs on a sample of the first page: sorting a whole page of
+    # random numbers per chunk costs more than the rest of the chunk.
+    sample = min(probe, _SAMPLE)
+    head = _slice(values, 0, sample)
+    if n == 0 or not _worth_it(head, _distinct(head, sample), limit * sample / probe):
+        return None
+    found = _distinct(values, probe)
+    order = np.argsort(found.first, kind="stable")
+    grown = np.cumsum(_entry_bytes(values, found.first[order]))
+    if grown[-1] <= limit:
+        return _Dictionary(found.ids, _take(values, found.first), n)
+    over = int(np.argmax(grown > limit))  # the entry that no longer fits
+    count = int(found.first[order[over]])
+    if count == 0:
+        return None
+    kept = order[:over]  # entries first seen before the cut, numbered anew
+    remap = np.full(found.size, -1, dtype=np.int32)
+    remap[kept] = np.arange(len(kept), dtype=np.int32)
+    return _Dictionary(remap[found.ids[:count]], _take(values, found.first[kept]), count)
+
+
+# ---------------------------------------------------------------- page cutting
+
+
+@dataclass
+class _Levels:
+    """Slot-level facts of one leaf: value index of each slot, record starts."""
+
+    leaf: LeafData
+    max_def: int
+    value_at: np.ndarray | None  # number of non-null values before each slot (None: slot == value)
+    starts: np.ndarray | None  # record starts (slot positions); None: every slot starts a record
+
+    def values_before(self, slot: int) -> int:
+        if self.value_at is None:
+            return slot
+        return int(self.value_at[slot]) if slot < len(self.value_at) - 1 else int(self.value_at[-1])
+
+    def slot_of_value(self, value: int) -> int:
+        """The slot holding non-null value ``value``."""
+        if self.value_at is None:
+            return value
+        return int(np.searchsorted(self.value_at, value, side="right")) - 1
+
+
+def _levels(leaf: LeafData, max_def: int) -> _Levels:
+    value_at = None
+    if leaf.def_levels is not None:
+        present = leaf.def_levels == max_def
+        value_at = np.zeros(leaf.num_values + 1, dtype=np.int64)
+        np.cumsum(present, out=value_at[1:])
+    starts = None if leaf.rep_levels is None else row_starts(leaf.rep_levels, leaf.num_values)
+    return _Levels(leaf, max_def, value_at, starts)
+
+
+def _page_cuts(lv: _Levels, start: int, stop: int, value_cost: np.ndarray | float, page_size: int) -> list[int]:
+    """Slot boundaries of pages over slots ``start..stop``: a page closes at the
+    first record start after its estimated size reaches ``page_size``."""
+    if stop <= start:
+        return []
+    slots = stop - start
+    if isinstance(value_cost, np.ndarray) or lv.value_at is not None:
+        cost = np.zeros(slots, dtype=np.float64)
+        first_value = lv.values_before(start)
+        if lv.value_at is None:
+            cost += value_cost[first_value : first_value + slots] if isinstance(value_cost, np.ndarray) else value_cost
+        else:
+            present = np.flatnonzero(np.diff(lv.value_at[start : stop + 1]))
+            per = value_cost[first_value : first_value + len(present)] if isinstance(value_cost, np.ndarray) else value_cost
+            cost[present] = per
+        cum = np.cumsum(cost)
+        targets = np.arange(page_size, cum[-1], page_size) if cum[-1] > page_size else np.zeros(0)
+        ends = np.searchsorted(cum, targets, side="left") + start + 1
+    else:
+        per_page = max(1, int(page_size // max(value_cost, 1e-9)))
+        ends = np.arange(start + per_page, stop, per_page)
+    # Snap each end to the next record start; drop duplicates and the chunk end.
+    starts = lv.starts
+    if starts is None:
+        snapped = ends
+    else:
+        at = np.searchsorted(starts, ends, side="left")
+        snapped = np.where(at >= len(starts), stop, starts[np.minimum(at, len(starts) - 1)])
+    inner = np.unique(snapped[(snapped > start) & (snapped < stop)])
+    return [start, *inner.tolist(), stop]
+
+
+
+# ---------------------------------------------------------------- the chunk
+
+
+class _ChunkBuilder:
+    """Appends pages and accumulates what ColumnMetaData reports about them."""
+
+    def __init__(self, node: SchemaNode, info: LogicalInfo, leaf: LeafData, options: ColumnOptions,
+                 file_offset: int) -> None:
+        self.node, self.info, self.leaf, self.options = node, info, leaf, options
+        self.lv = _levels(leaf, node.max_definition_level)
+        self.start = self.offset = file_offset
+        self.parts: list[bytes] = []
+        self.records: list[PageRecord] = []
+        self.stats: Counter = Counter()
+        self.uncompressed = 0
+        self.dictionary_offset: int | None = None
+        self.data_offset: int | None = None
+        self.bounds: Bounds | None = None
+        self.nulls = 0
+        self.sizes: SizeCounts | None = None
+
+    def append(self, page: PageOut, page_type: int, encoding: int) -> int:
+        at = self.offset
+        self.parts += (page.header_bytes, page.body)
+        self.offset += page.size
+        self.uncompressed += page.uncompressed_size
+        self.stats[(page_type, encoding)] += 1
+        return at
+
+    def dictionary_page(self, dictionary: _Dictionary) -> None:
+        opts = self.options
+        raw = encode_values(dictionary.values, Encoding.PLAIN, self.node.physical_type, self.node.type_length)
+        encoding = Encoding.PLAIN_DICTIONARY if opts.page_version == 1 else Encoding.PLAIN
+        page = write_dictionary_page(raw, len(dictionary.values), encoding, opts.codec,
+                                     level=opts.compression_level, checksum=opts.write_page_checksum)
+        self.dictionary_offset = self.append(page, PageType.DICTIONARY_PAGE, encoding)
+
+    def data_page(self, a: int, b: int, encoded: bytes, encoding: int, bounds: Bounds | None,
+                  values: Array) -> None:
+        """Slots ``a..b`` whose values are already ``encoded``."""
+        leaf, node, opts, lv = self.leaf, self.node, self.options, self.lv
+        defs = None if leaf.def_levels is None else leaf.def_levels[a:b]
+        reps = None if leaf.rep_levels is None else leaf.rep_levels[a:b]
+        count = b - a
+        nulls = count - (lv.values_before(b) - lv.values_before(a))
+        v2 = opts.page_version == 2
+        rep = encode_levels(reps, node.max_repetition_level, length_prefixed=not v2)
+        dfn = encode_levels(defs, node.max_definition_level, length_prefixed=not v2)
+        stats = to_thrift(bounds, nulls, self.info, truncate_length=opts.statistics_truncate_length) \
+            if opts.write_statistics else None
+        shared = {"level": opts.compression_level, "checksum": opts.write_page_checksum, "statistics": stats}
+        if v2:
+            rows = count if reps is None else int(np.count_nonzero(reps == 0))
+            page = write_data_page_v2(encoded, encoding, count, nulls, rows, rep, dfn, opts.codec, **shared)
+        else:
+            page = write_data_page_v1(encoded, encoding, count, rep, dfn, opts.codec, **shared)
+        at = self.append(page, PageType.DATA_PAGE_V2 if v2 else PageType.DATA_PAGE, encoding)
+        if self.data_offset is None:
+            self.data_offset = at
+        sizes = size_counts(values, defs, reps, count, node.max_definition_level, node.max_repetition_level,
+                            node.physical_type)
+        self.sizes = sizes if self.sizes is None else self.sizes.merge(sizes)
+        self.bounds = bounds if self.bounds is None else self.bounds.merge(bounds)
+        self.nulls += nulls
+        first_row = a if lv.starts is None else int(np.searchsorted(lv.starts, a, side="left"))
+        lo = None if stats is None else stats.min_value
+        hi = None if stats is None else stats.max_value
+        self.records.append(PageRecord(at, page.size, first_row, count, nulls, lo, hi, sizes))
+
+    def finish(self) -> ChunkOut:
+        node, opts = self.node, self.options
+        encodings = sorted({enc for _, enc in self.stats} | {Encoding.RLE})
+        meta = ColumnMetaData(
+            type=node.physical_type, encodings=encodings, path_in_schema=list(node.path), codec=opts.codec,
+            num_values=self.leaf.num_values, total_uncompressed_size=self.uncompressed,
+            total_compressed_size=self.offset - self.start, data_page_offset=self.data_offset,
+            dictionary_page_offset=self.dictionary_offset,
+            statistics=to_thrift(self.bounds, self.nulls, self.info,
+                                 truncate_length=opts.statistics_truncate_length) if opts.write_statistics else None,
+            encoding_stats=[PageEncodingStats(page_type=t, encoding=e, count=c) for (t, e), c in self.stats.items()],
+            size_statistics=None if self.sizes is None else self.sizes.to_thrift(),
+        )
+        return ChunkOut(self.parts, ColumnChunk(file_offset=0, meta_data=meta), self.records)
+
+
+def write_column_chunk(node: SchemaNode, info: LogicalInfo, leaf: LeafData, options: ColumnOptions,
+                       file_offset: int) -> ChunkOut:
+    """Encode one leaf's levels and values as a column chunk starting at ``file_offset``."""
+    physical, width = node.physical_type, node.type_length
+    fallback = default_encoding(physical, options.page_version) if options.encoding is None else options.encoding
+    check_encoding(fallback, physical, node.dotted_path)
+    builder = _ChunkBuilder(node, info, leaf, options, file_offset)
+    lv, values, slots = builder.lv, leaf.values, leaf.num_values
+    plain_cost = _plain_sizes(values)
+    stats_on = options.write_statistics
+    dictionary = None
+    if options.use_dictionary and dictionary_allowed(physical, options.page_version) and len(values):
+        mean = float(np.mean(plain_cost)) if isinstance(plain_cost, np.ndarray) else float(plain_cost)
+        dictionary = plan_dictionary(values, int(options.data_page_size // max(mean, 1.0)),
+                                     options.dictionary_pagesize_limit)
+    split = 0
+    if dictionary is not None:
+        split = slots
+        if dictionary.count < len(values):  # fall back at the record holding the first value that did not fit
+            slot = lv.slot_of_value(dictionary.count)
+            split = slot if lv.starts is None else int(lv.starts[np.searchsorted(lv.starts, slot, side="right") - 1])
+        if split > 0:
+            builder.dictionary_page(dictionary)
+            _dictionary_pages(builder, dictionary, split, stats_on)
+    cuts = _page_cuts(lv, split, slots, plain_cost, options.data_page_size) if split < slots or slots == 0 else []
+    if slots == 0:
+        cuts = [0, 0]
+    for a, b in zip(cuts[:-1], cuts[1:], strict=False):
+        va, vb = lv.values_before(a), lv.values_before(b)
+        page_values = _slice(values, va, vb)
+        bounds = value_bounds(page_values, info) if stats_on else None
+        encoded = encode_values(page_values, fallback, physical, width)
+        builder.data_page(a, b, encoded, fallback, bounds, page_values)
+    return builder.finish()
+
+
+def _dictionary_pages(builder: _ChunkBuilder, dictionary: _Dictionary, split: int, stats_on: bool) -> None:
+    """Data pages of dictionary indices over slots ``0..split``."""
+    lv, opts = builder.lv, builder.options
+    width = dictionary.bit_width
+    encoding = Encoding.PLAIN_DICTIONARY if opts.page_version == 1 else Encoding.RLE_DICTIONARY
+    cuts = _page_cuts(lv, 0, split, width / 8 + 0.01, opts.data_page_size)
+    entries = len(dictionary.values)
+    for a, b in zip(cuts[:-1], cuts[1:], strict=False):
+        va, vb = lv.values_before(a), lv.values_before(b)
+        ids = dictionary.ids[va:vb]
+        bounds = None
+        if stats_on and len(ids):
+            used = np.flatnonzero(np.bincount(ids, minlength=entries))
+            bounds = value_bounds(_take(dictionary.values, used), builder.info)
+        encoded = bytes([width]) + encode_hybrid(ids.astype(np.uint32, copy=False), width)
+        values = _slice(builder.leaf.values, va, vb) if builder.node.physical_type == Type.BYTE_ARRAY else None
+        builder.data_page(a, b, encoded, encoding, bounds, values)
+
+__all__ = [
+    "ChunkOut", "ColumnOptions", "PageRecord", "DEFAULT_PAGE_SIZE", "DEFAULT_DICTIONARY_PAGE_SIZE",
+    "check_encoding", "default_encoding", "dictionary_allowed", "encode_values", "plan_dictionary",
+    "write_column_chunk",
+]

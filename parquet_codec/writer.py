@@ -1,0 +1,398 @@
+"""Writing Parquet files: :class:`ParquetWriter` and :func:`write_table`
+(File Format: the file layout, "Metadata", "Column chunks").
+
+A file is ``PAR1``, the row groups' column chunks, the Thrift FileMetaData,
+its 4-byte length and ``PAR1`` again. Row groups are written as they are
+flushed, so memory holds one row group at a time; the footer is written on
+close.
+
+Output is atomic for paths: the bytes go to a temporary file in the target's
+folder, which is flushed, fsynced and renamed over the target only when the
+file is complete. An exception on the way (or leaving the ``with`` block by
+one) removes the temporary file and leaves any previous file untouched. A
+file object is written sequentially, never seeked, and not closed.
+
+Options take pyarrow's names. Per column options (``compression``,
+``use_dictionary``, ``write_statistics``, ``column_encoding``) name a
+top-level column or a dotted leaf path (``"a.list.element"``); a top-level
+name covers every leaf under it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import struct
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, BinaryIO
+
+from parquet_codec._version import __version__
+from parquet_codec.column_writer import (
+    DEFAULT_DICTIONARY_PAGE_SIZE,
+    DEFAULT_PAGE_SIZE,
+    ChunkOut,
+    ColumnOptions,
+    check_encoding,
+    write_column_chunk,
+)
+from parquet_codec.compression import codec_from_name
+from parquet_codec.errors import ParquetError, SchemaError, UnsupportedError
+from parquet_codec.format.ttypes import (
+    ColumnOrder,
+    CompressionCodec,
+    Encoding,
+    FileMetaData,
+    KeyValue,
+    RowGroup,
+    SortingColumn,
+    TypeDefinedOrder,
+)
+from parquet_codec.levels import shred
+from parquet_codec.metadata import MAGIC
+from parquet_codec.schema import Schema, SchemaNode
+from parquet_codec.table import Table
+from parquet_codec.thrift_io import serialize
+from parquet_codec.types import LogicalInfo, logical_info
+
+#: Rows per row group when none is given (pyarrow's default).
+DEFAULT_ROW_GROUP_SIZE = 1024 * 1024
+#: Estimated in-memory bytes per row group when none is given (parquet-java's block size).
+DEFAULT_MAX_ROW_GROUP_BYTES = 128 * 1024 * 1024
+CREATED_BY = f"parquet-codec version {__version__}"
+FORMAT_VERSION = 2
+
+
+@dataclass(frozen=True)
+class SortKey:
+    """One entry of ``sorting_columns``: a leaf column index and its order."""
+
+    column_index: int
+    descending: bool = False
+    nulls_first: bool = False
+
+
+def _per_column(value: Any, leaf: SchemaNode, default: Any, what: str) -> Any:
+    """Resolve an option given as one value, a dict by column, or a list of columns."""
+    names = (leaf.dotted_path, leaf.path[0])
+    if isinstance(value, Mapping):
+        for name in names:
+            if name in value:
+                return value[name]
+        return default
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return any(name in value for name in names)
+    if value is None:
+        return default
+    return value
+
+
+def _codec(name: Any) -> int:
+    if isinstance(name, int):
+        return name
+    if name is None:
+        return CompressionCodec.UNCOMPRESSED
+    try:
+        return codec_from_name(str(name))
+    except ValueError as exc:
+        raise UnsupportedError(str(exc)) from None
+
+
+def _encoding(name: Any) -> int | None:
+    if name is None or isinstance(name, int):
+        return name
+    code = Encoding._NAMES_TO_VALUES.get(str(name).upper())
+    if code is None:
+        raise UnsupportedError(f"unknown encoding {name!r}")
+    return code
+
+
+def _page_version(value: Any) -> int:
+    text = str(value)
+    if text in ("1.0", "1"):
+        return 1
+    if text in ("2.0", "2"):
+        return 2
+    raise UnsupportedError(f"data_page_version must be '1.0' or '2.0', not {value!r}")
+
+
+@dataclass(frozen=True)
+class WriterOptions:
+    """Every option of :class:`ParquetWriter`, as pyarrow names them."""
+
+    compression: Any = "snappy"
+    compression_level: Any = None
+    use_dictionary: Any = True
+    column_encoding: Mapping[str, str] | str | None = None
+    data_page_version: str = "1.0"
+    row_group_size: int | None = None
+    max_row_group_bytes: int | None = None
+    data_page_size: int | None = None
+    dictionary_pagesize_limit: int | None = None
+    write_statistics: Any = True
+    write_page_checksum: bool = False
+    key_value_metadata: Mapping[str, str | None] | None = None
+    sorting_columns: Sequence[SortKey | SortingColumn] | None = None
+    statistics_truncate_length: int | None = 4096
+
+    def column(self, leaf: SchemaNode) -> ColumnOptions:
+        """The options of one leaf column."""
+        encoding = _encoding(_per_column(self.column_encoding, leaf, None, "column_encoding"))
+        if encoding is not None:
+            check_encoding(encoding, leaf.physical_type, leaf.dotted_path)
+        return ColumnOptions(
+            codec=_codec(_per_column(self.compression, leaf, "snappy", "compression")),
+            compression_level=_per_column(self.compression_level, leaf, None, "compression_level"),
+            use_dictionary=bool(_per_column(self.use_dictionary, leaf, True, "use_dictionary")),
+            encoding=encoding,
+            page_version=_page_version(self.data_page_version),
+            data_page_size=self.data_page_size or DEFAULT_PAGE_SIZE,
+            dictionary_pagesize_limit=self.dictionary_pagesize_limit or DEFAULT_DICTIONARY_PAGE_SIZE,
+            write_statistics=bool(_per_column(self.write_statistics, leaf, True, "write_statistics")),
+            write_page_checksum=bool(self.write_page_checksum),
+            statistics_truncate_length=self.statistics_truncate_length,
+        )
+
+
+class _Sink:
+    """Sequential output with a position counter: a temporary file renamed on
+    commit, or a caller's file object."""
+
+    def __init__(self, where: str | os.PathLike | BinaryIO) -> None:
+        self.position = 0
+        if isinstance(where, (str, os.PathLike)):
+            self.target: str | None = os.path.abspath(os.fspath(where))
+            folder, name = os.path.split(self.target)
+            fd, self.temp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+            self.handle: BinaryIO = os.fdopen(fd, "wb")
+        elif hasattr(where, "write"):
+            self.target, self.temp, self.handle = None, None, where
+        else:
+            raise TypeError(f"cannot write Parquet to {type(where).__name__}")
+
+    def write(self, data: bytes) -> None:
+        self.handle.write(data)
+        self.position += len(data)
+
+    def commit(self) -> None:
+        if self.temp is None:
+            if hasattr(self.handle, "flush"):
+                self.handle.flush()
+            return
+        self.handle.flush()
+        os.fsync(self.handle.fileno())
+        self.handle.close()
+        os.replace(self.temp, self.target)
+        self.temp = None
+        _fsync_folder(os.path.dirname(self.target))
+
+    def abort(self) -> None:
+        if self.temp is None:
+            return
+        try:
+            self.handle.close()
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.temp)
+            self.temp = None
+
+
+def _fsync_folder(folder: str) -> None:
+    """Make the rename durable; not every platform can open a folder."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+class ParquetWriter:
+    """Write row groups to one file; use as a context manager or call :meth:`close`.
+
+    Each :meth:`write_table` call writes its rows as one or more row groups of
+    at most ``row_group_size`` rows (and about ``max_row_group_bytes`` bytes
+    of input), each flushed before the next is encoded.
+    """
+
+    def __init__(self, where: str | os.PathLike | BinaryIO, schema: Schema, **options: Any) -> None:
+        if not isinstance(schema, Schema):
+            raise SchemaError(f"schema must be a parquet_codec Schema, got {type(schema).__name__}")
+        self.schema = schema
+        self.options = WriterOptions(**options)
+        self._columns = [self.options.column(leaf) for leaf in schema.leaves]
+        self._infos: list[LogicalInfo] = [logical_info(leaf.element) for leaf in schema.leaves]
+        self._sorting = _sorting_columns(self.options.sorting_columns, schema)
+        self._row_groups: list[RowGroup] = []
+        self._chunks: list[list[ChunkOut]] = []
+        self._num_rows = 0
+        self._closed = False
+        self._sink = _Sink(where)
+        try:
+            self._sink.write(MAGIC)
+        except BaseException:
+            self._sink.abort()
+            raise
+
+    @property
+    def num_row_groups(self) -> int:
+        return len(self._row_groups)
+
+    @property
+    def row_group_chunks(self) -> list[list[ChunkOut]]:
+        """The chunks written so far, per row group (their page records feed a page index)."""
+        return self._chunks
+
+    def write_table(self, table: Any, row_group_size: int | None = None) -> None:
+        """Append rows: a :class:`Table` or anything :func:`convert.to_table` takes."""
+        from parquet_codec.convert import to_table
+
+        self._check_open()
+        if not isinstance(table, Table):
+            table = to_table(table, schema=self.schema)
+        if table.schema != self.schema:
+            raise SchemaError("the table's schema differs from the writer's")
+        step = self._rows_per_group(table, row_group_size)
+        try:
+            for start in range(0, table.num_rows, step):
+                self._write_row_group(table.slice(start, step))
+        except BaseException:
+            self.abort()
+            raise
+
+    write_batch = write_table
+
+    def _rows_per_group(self, table: Table, row_group_size: int | None) -> int:
+        rows = row_group_size or self.options.row_group_size or DEFAULT_ROW_GROUP_SIZE
+        if rows <= 0:
+            raise UnsupportedError(f"row_group_size must be positive, got {rows}")
+        cap = self.options.max_row_group_bytes or DEFAULT_MAX_ROW_GROUP_BYTES
+        if table.num_rows:
+            per_row = max(1.0, _table_bytes(table) / table.num_rows)
+            rows = min(rows, max(1, int(cap // per_row)))
+        return rows
+
+    def _write_row_group(self, table: Table) -> None:
+        start = self._sink.position
+        chunks: list[ChunkOut] = []
+        for column in table.columns:
+            leaves = shred(column.field, column.array)
+            for node in column.field.leaf_nodes():
+                index = node.column_index
+                try:
+                    out = write_column_chunk(node, self._infos[index], leaves[node.path], self._columns[index],
+                                             self._sink.position)
+                except ParquetError as exc:
+                    exc.add_context(row_group=len(self._row_groups), column=node.dotted_path)
+                    raise
+                for part in out.parts:
+                    self._sink.write(part)
+                chunks.append(out)
+        metas = [c.chunk.meta_data for c in chunks]
+        self._row_groups.append(RowGroup(
+            columns=[c.chunk for c in chunks], num_rows=table.num_rows,
+            total_byte_size=sum(m.total_uncompressed_size for m in metas),
+            total_compressed_size=sum(m.total_compressed_size for m in metas),
+            file_offset=start, ordinal=len(self._row_groups), sorting_columns=self._sorting,
+        ))
+        self._chunks.append(chunks)
+        self._num_rows += table.num_rows
+
+    def _footer(self) -> bytes:
+        kv = self.options.key_value_metadata
+        meta = FileMetaData(
+            version=FORMAT_VERSION, schema=self.schema.to_elements(), num_rows=self._num_rows,
+            row_groups=self._row_groups, created_by=CREATED_BY,
+            key_value_metadata=[KeyValue(key=str(k), value=None if v is None else str(v)) for k, v in kv.items()]
+            if kv else None,
+            column_orders=[ColumnOrder(TYPE_ORDER=TypeDefinedOrder()) for _ in self.schema.leaves],
+        )
+        body = serialize(meta)
+        return body + struct.pack("<I", len(body)) + MAGIC
+
+    def close(self) -> None:
+        """Write the footer and commit the file (rename a temporary file into place)."""
+        if self._closed:
+            return
+        try:
+            self._sink.write(self._footer())
+            self._sink.commit()
+        except BaseException:
+            self.abort()
+            raise
+        self._closed = True
+
+    def abort(self) -> None:
+        """Give up: remove the temporary file; an existing target is left untouched."""
+        if not self._closed:
+            self._closed = True
+            self._sink.abort()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise ParquetError("the writer is closed")
+
+    def __enter__(self) -> ParquetWriter:
+        return self
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        if exc_type is None:
+            self.close()
+        else:
+            self.abort()
+
+
+def _sorting_columns(keys: Sequence[SortKey | SortingColumn] | None, schema: Schema) -> list[SortingColumn] | None:
+    if not keys:
+        return None
+    out = []
+    for key in keys:
+        if isinstance(key, SortingColumn):
+            out.append(key)
+            continue
+        if not isinstance(key, SortKey):
+            raise UnsupportedError(f"sorting_columns entries must be SortKey or SortingColumn, not {key!r}")
+        schema.column(key.column_index)  # range check
+        out.append(SortingColumn(column_idx=key.column_index, descending=key.descending, nulls_first=key.nulls_first))
+    return out
+
+
+def _table_bytes(table: Table) -> int:
+    """Rough in-memory size of a table's buffers (for the row group byte cap)."""
+    from parquet_codec.arrays import BinaryArray, ListArray, MapArray, PrimitiveArray, StructArray
+
+    def size(array: Any) -> int:
+        total = 0 if array.validity is None else len(array.validity)
+        if isinstance(array, PrimitiveArray):
+            return total + array.values.nbytes
+        if isinstance(array, BinaryArray):
+            return total + array.offsets.nbytes + int(array.offsets[-1] - array.offsets[0])
+        if isinstance(array, StructArray):
+            return total + sum(size(c) for c in array.children.values())
+        if isinstance(array, ListArray):
+            return total + array.offsets.nbytes + size(array.values)
+        if isinstance(array, MapArray):
+            return total + array.offsets.nbytes + size(array.keys) + (0 if array.items is None else size(array.items))
+        return total
+
+    return sum(size(c.array) for c in table.columns)
+
+
+def write_table(table: Any, where: str | os.PathLike | BinaryIO, *, schema: Schema | None = None,
+                **options: Any) -> None:
+    """Write ``table`` (a :class:`Table`, a pyarrow Table, a pandas DataFrame, a
+    dict of columns or a list of row dicts) to ``where`` as one Parquet file."""
+    from parquet_codec.convert import to_table
+
+    if not isinstance(table, Table) or schema is not None:
+        table = to_table(table, schema=schema)
+    with ParquetWriter(where, table.schema, **options) as writer:
+        writer.write_table(table)
+
+
+__all__ = ["CREATED_BY", "DEFAULT_ROW_GROUP_SIZE", "ParquetWriter", "SortKey", "WriterOptions", "write_table"]

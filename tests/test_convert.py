@@ -1,0 +1,84 @@
+"""Tables from Python data, numpy, pandas and pyarrow; schema inference."""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import io
+import uuid
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from parquet_codec.convert import to_table
+from parquet_codec.errors import SchemaError
+from parquet_codec.schema import Schema, map_, primitive
+from parquet_codec.table import Table
+from parquet_codec.writer import write_table
+
+
+def _types(table: Table) -> dict[str, str]:
+    return {line.strip().split()[-1].rstrip(";"): line.strip() for line in str(table.schema).splitlines()[1:-1]}
+
+
+def test_inference_from_python_values() -> None:
+    data = {
+        "i": [1, None], "f": [1, 2.5], "s": ["a", None], "b": [b"x", None], "t": [True, None],
+        "d": [decimal.Decimal("1.50"), decimal.Decimal("-123.4")], "day": [dt.date(2020, 1, 1), None],
+        "naive": [dt.datetime(2020, 1, 1), None], "aware": [dt.datetime(2020, 1, 1, tzinfo=dt.timezone.utc), None],
+        "time": [dt.time(1, 2), None], "u": [uuid.uuid4(), None], "l": [[1, 2], None],
+        "st": [{"a": 1}, {"b": "x"}], "n": [None, None],
+    }
+    table = Table.from_pydict(data)
+    text = str(table.schema)
+    for expected in ("optional int64 i;", "optional double f;", "optional binary s (STRING);", "optional binary b;",
+                     "optional boolean t;", "optional int32 d (DECIMAL(5,2));", "optional int32 day (DATE);",
+                     "optional int64 naive (TIMESTAMP(MICROS,false));", "optional int64 aware (TIMESTAMP(MICROS,true));",
+                     "optional int64 time (TIME(MICROS,false));", "optional fixed_len_byte_array(16) u (UUID);",
+                     "optional group l (LIST)", "optional int64 a;", "optional binary b (STRING);",
+                     "optional int32 n (UNKNOWN);"):
+        assert expected in text, expected
+    rows = table.to_pylist()
+    assert rows[0]["d"] == decimal.Decimal("1.50") and rows[1]["st"] == {"a": None, "b": "x"}
+    assert Table.from_pylist([{"a": 1}, {"b": 2}]).to_pydict() == {"a": [1, None], "b": [None, 2]}
+
+
+def test_numpy_dtypes_map_directly() -> None:
+    data = {"u8": np.arange(3, dtype=np.uint8), "f2": np.ones(3, np.float16), "f4": np.ones(3, np.float32),
+            "ts": np.array(["2020-01-01", "NaT", "1970-01-01"], dtype="datetime64[s]"),
+            "m": np.ma.masked_array([1, 2, 3], mask=[False, True, False]), "s": np.array(["a", "b", "c"])}
+    table = Table.from_pydict(data)
+    text = str(table.schema)
+    assert "INTEGER(8,false)" in text and "FLOAT16" in text and "optional float f4" in text
+    assert "TIMESTAMP(MILLIS,false)" in text
+    assert table.column("ts").to_pylist()[1] is None and table.column("m").to_pylist() == [1, None, 3]
+
+
+def test_explicit_schema_and_maps() -> None:
+    schema = Schema.from_fields([map_("m", primitive("key", "BYTE_ARRAY", "required", logical_type="STRING"),
+                                      primitive("value", "INT32")), primitive("x", "INT32", "required")])
+    table = Table.from_pydict({"m": [{"a": 1}, [("b", None)], None], "x": [1, 2, 3]}, schema)
+    assert table.column("m").to_pylist() == [[("a", 1)], [("b", None)], None]
+    with pytest.raises(SchemaError):  # a null in a required column
+        write_table({"m": [None], "x": [None]}, io.BytesIO(), schema=schema)
+
+
+def test_mixed_types_rejected() -> None:
+    with pytest.raises(SchemaError):
+        Table.from_pydict({"a": [1, "x"]})
+    with pytest.raises(SchemaError):
+        Table.from_pydict({"a": [dt.datetime(2020, 1, 1), dt.datetime(2020, 1, 1, tzinfo=dt.timezone.utc)]})
+
+
+def test_arrow_and_pandas() -> None:
+    pd = pytest.importorskip("pandas")
+    arrow = pa.table({"a": pa.array([1, None], pa.uint32()), "l": pa.array([[1.5], None], pa.list_(pa.float64())),
+                      "dec": pa.array([decimal.Decimal("1.2"), None], pa.decimal128(5, 1))})
+    table = Table.from_arrow(arrow)
+    assert table.to_pylist() == arrow.to_pylist()
+    frame = Table.from_pandas(pd.DataFrame({"x": [1, 2], "s": ["a", None]}))
+    assert frame.to_pydict() == {"x": [1, 2], "s": ["a", None]}
+    assert to_table(table) is table
+    with pytest.raises(SchemaError):
+        to_table(42)
