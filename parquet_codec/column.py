@@ -67,12 +67,15 @@ def chunk_range(meta: ColumnMetaData, file_size: int, *, padding: int = 0) -> tu
 
 
 def read_column_chunk(
-    source: ByteSource, chunk: ColumnChunk, leaf: SchemaNode, *, verify_checksums: bool = True, padding: int = 0
+    source: ByteSource, chunk: ColumnChunk, leaf: SchemaNode, *, verify_checksums: bool = True, padding: int = 0,
+    decryptor: object | None = None,
 ) -> LeafData:
     """Decode every page of ``chunk`` into the leaf's levels and non-null values.
 
-    ``padding``: see :func:`chunk_range`."""
-    meta = chunk.meta_data
+    ``padding``: see :func:`chunk_range`. ``decryptor``
+    (crypto.ColumnChunkDecryptor) decrypts an encrypted chunk; its
+    ``metadata`` replaces the chunk's (possibly encrypted) ColumnMetaData."""
+    meta = chunk.meta_data if decryptor is None else decryptor.metadata
     if meta is None:
         if chunk.crypto_metadata is not None or chunk.encrypted_column_metadata is not None:
             raise UnsupportedError("column is encrypted: decryption properties are required")
@@ -81,8 +84,8 @@ def read_column_chunk(
     if meta.num_values == 0:  # nothing to read; some writers leave the offsets at 0
         return empty_leaf(leaf)
     start, length = chunk_range(meta, source.size, padding=padding)
-    reader = _ChunkReader(leaf, meta.codec, verify_checksums)
-    for page in iter_pages(source.read(start, length), start, meta.num_values):
+    reader = _ChunkReader(leaf, meta.codec, verify_checksums, decryptor)
+    for page in iter_pages(source.read(start, length), start, meta.num_values, decryptor):
         reader.add(page)
     return reader.finish(meta.num_values)
 
@@ -100,7 +103,8 @@ def _check_meta(meta: ColumnMetaData, leaf: SchemaNode) -> None:
 class _ChunkReader:
     """Accumulates the pages of one chunk."""
 
-    def __init__(self, leaf: SchemaNode, codec: int, verify_checksums: bool) -> None:
+    def __init__(self, leaf: SchemaNode, codec: int, verify_checksums: bool, decryptor: object | None = None) -> None:
+        self.decryptor = decryptor
         self.leaf = leaf
         self.codec = codec
         self.verify = verify_checksums
@@ -111,9 +115,14 @@ class _ChunkReader:
         self.num_values = 0
 
     def add(self, page: RawPage) -> None:
-        if self.verify:
-            verify_crc(page)
         try:
+            stored = page
+            if self.decryptor is not None:
+                # Decrypt first: a GCM page names the tampered module; the CRC
+                # (over the stored bytes) still guards CTR pages, which have no tag.
+                page = self.decryptor.decrypt_page(page)
+            if self.verify:
+                verify_crc(stored)
             if page.type == PageType.DICTIONARY_PAGE:
                 self._add_dictionary(page)
             elif page.type in (PageType.DATA_PAGE, PageType.DATA_PAGE_V2):

@@ -32,6 +32,10 @@ _MAX_DEPTH = 64
 class FileMetadata:
     """FileMetaData whose row groups are decoded on first use."""
 
+    # Set by read_footer for encrypted files read with decryption properties:
+    # the crypto.FileDecryptor that column chunks of this file decrypt with.
+    decryptor: object | None = None
+
     def __init__(self, data: bytes | bytearray | memoryview, base_offset: int = 0) -> None:
         self._reader = StructReader(data, base_offset)
         self._top, end = self._reader.read(FileMetaData, 0, skip=("row_groups",))
@@ -214,26 +218,35 @@ def _varint(data: bytes, pos: int, base: int) -> tuple[int, int]:
             return result, pos
 
 
-def read_footer(source: ByteSource) -> FileMetadata:
-    """Locate, bound-check and parse the footer of a plaintext-footer file."""
+def read_footer(source: ByteSource, decryption: object | None = None) -> FileMetadata:
+    """Locate, bound-check and parse the footer.
+
+    ``decryption`` (crypto.FileDecryptionProperties) opens encrypted-footer
+    ("PARE") files and verifies the signature of encrypted plaintext-footer files."""
     size = source.size
     if size < 12:
         raise CorruptFileError(f"file of {size} bytes is too small to be Parquet")
     tail_len = min(size, _TAIL)
     tail = source.read(size - tail_len, tail_len)
     magic = bytes(tail[-4:])
-    if magic == ENCRYPTED_MAGIC:
+    if magic == ENCRYPTED_MAGIC and decryption is None:
         raise UnsupportedError("file has an encrypted footer (PARE): decryption properties are required")
-    if magic != MAGIC:
+    if magic not in (MAGIC, ENCRYPTED_MAGIC):
         raise CorruptFileError(f"file does not end with the Parquet magic (found {magic!r})", file_offset=size - 4)
-    if bytes(source.read(0, 4)) != MAGIC:
-        raise CorruptFileError("file does not start with the Parquet magic", file_offset=0)
+    if bytes(source.read(0, 4)) != magic:
+        raise CorruptFileError(f"file does not start with the Parquet magic {magic!r}", file_offset=0)
     length = struct.unpack("<I", tail[-8:-4])[0]
     start = size - 8 - length
     if start < 4:
         raise CorruptFileError(f"footer length {length} exceeds the file of {size} bytes", file_offset=size - 8)
     data = tail[len(tail) - 8 - length : len(tail) - 8] if length + 8 <= tail_len else source.read(start, length)
     try:
+        if decryption is not None:
+            from parquet_codec.crypto.footer import open_footer
+
+            metadata, decryptor = open_footer(magic, data, decryption, base_offset=start)
+            metadata.decryptor = decryptor
+            return metadata
         return FileMetadata(data, base_offset=start)
     except MetadataError as exc:
         exc.add_context(file=source.name)

@@ -1,0 +1,162 @@
+"""The AES ciphers of Parquet Modular Encryption (sections 4.1, 4.2 and 5.1).
+
+An encrypted module is stored as a 4-byte little-endian length followed by
+that many bytes:
+
+    AES GCM:  nonce (12) + ciphertext + tag (16)
+    AES CTR:  nonce (12) + ciphertext           (IV = nonce + counter 0x00000001)
+
+AES_GCM_V1 encrypts every module with GCM. AES_GCM_CTR_V1 encrypts pages
+(data and dictionary pages) with CTR and everything else with GCM; CTR has no
+tag, so tampering with its pages cannot be detected (section 4.2.2).
+"""
+
+from __future__ import annotations
+
+import hmac
+import os
+import struct
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+from parquet_codec.crypto.aad import ModuleType
+from parquet_codec.errors import DecryptionError, EncryptionError
+
+AES_GCM_V1 = "AES_GCM_V1"
+AES_GCM_CTR_V1 = "AES_GCM_CTR_V1"
+ALGORITHMS = (AES_GCM_V1, AES_GCM_CTR_V1)
+
+NONCE_LENGTH = 12
+TAG_LENGTH = 16
+LENGTH_PREFIX = 4
+GCM_OVERHEAD = LENGTH_PREFIX + NONCE_LENGTH + TAG_LENGTH
+CTR_OVERHEAD = LENGTH_PREFIX + NONCE_LENGTH
+SIGNATURE_LENGTH = NONCE_LENGTH + TAG_LENGTH
+KEY_LENGTHS = (16, 24, 32)
+# Section 4.2.2: the 4-byte initial counter has its first 31 bits 0 and its last bit 1.
+_CTR_INITIAL_COUNTER = b"\x00\x00\x00\x01"
+
+
+def check_key(key: object, what: str, error: type[Exception] = EncryptionError) -> bytes:
+    """``key`` as bytes when it is a 128, 192 or 256-bit AES key."""
+    if isinstance(key, str):
+        raise error(f"{what} must be bytes, not str (encode it, e.g. key.encode())")
+    try:
+        raw = bytes(key)  # type: ignore[call-overload]
+    except TypeError:
+        raise error(f"{what} must be bytes, not {type(key).__name__}") from None
+    if len(raw) not in KEY_LENGTHS:
+        raise error(f"{what} has {len(raw)} bytes; AES keys have 16, 24 or 32")
+    return raw
+
+
+def module_length(buffer: memoryview | bytes, pos: int, *, what: str, **context: object) -> int:
+    """Total size (prefix included) of the length-prefixed module at ``pos``,
+    checked against the buffer before anything trusts it."""
+    if pos < 0 or pos + LENGTH_PREFIX > len(buffer):
+        raise DecryptionError(f"encrypted {what} is truncated: no room for its length", **context)
+    (length,) = struct.unpack_from("<I", buffer, pos)
+    if length > len(buffer) - pos - LENGTH_PREFIX:
+        raise DecryptionError(
+            f"encrypted {what} declares {length} bytes, only {len(buffer) - pos - LENGTH_PREFIX} remain", **context
+        )
+    return LENGTH_PREFIX + length
+
+
+def _frame(length: int) -> bytes:
+    if length > 0x7FFFFFFF:
+        raise EncryptionError(f"an encrypted module of {length} bytes exceeds the 4-byte length field")
+    return struct.pack("<I", length)
+
+
+class ModuleCipher:
+    """Encrypts and decrypts the modules of one key under one algorithm."""
+
+    def __init__(self, key: bytes, algorithm: str = AES_GCM_V1) -> None:
+        if algorithm not in ALGORITHMS:
+            raise EncryptionError(f"unknown encryption algorithm {algorithm!r}; use one of {ALGORITHMS}")
+        self.key = check_key(key, "encryption key")
+        self.algorithm = algorithm
+        self._gcm = AESGCM(self.key)
+
+    def uses_ctr(self, module_type: ModuleType) -> bool:
+        return self.algorithm == AES_GCM_CTR_V1 and ModuleType(module_type).is_page
+
+    # Encryption ---------------------------------------------------------
+    def encrypt(self, plaintext: bytes | memoryview, aad: bytes, module_type: ModuleType,
+                nonce: bytes | None = None) -> bytes:
+        """The stored form of one module: length prefix, nonce, ciphertext (and tag)."""
+        nonce = os.urandom(NONCE_LENGTH) if nonce is None else nonce
+        if len(nonce) != NONCE_LENGTH:
+            raise EncryptionError(f"nonce must have {NONCE_LENGTH} bytes, got {len(nonce)}")
+        if self.uses_ctr(module_type):
+            encryptor = self._ctr(nonce).encryptor()
+            body = encryptor.update(bytes(plaintext)) + encryptor.finalize()
+        else:
+            body = self._gcm.encrypt(nonce, bytes(plaintext), aad)
+        return _frame(NONCE_LENGTH + len(body)) + nonce + body
+
+    def sign(self, data: bytes, aad: bytes, nonce: bytes | None = None) -> bytes:
+        """Footer signature (section 5.3): nonce + the GCM tag of ``data``; the ciphertext is dropped."""
+        nonce = os.urandom(NONCE_LENGTH) if nonce is None else nonce
+        return nonce + self._gcm.encrypt(nonce, bytes(data), aad)[-TAG_LENGTH:]
+
+    # Decryption ---------------------------------------------------------
+    def decrypt(self, module: memoryview | bytes, aad: bytes, module_type: ModuleType, **context: object) -> bytes:
+        """The plaintext of one stored module (length prefix included in ``module``).
+
+        Raises DecryptionError naming the module when its length is
+        inconsistent or (GCM) when authentication fails."""
+        module_type = ModuleType(module_type)
+        what = module_type.label
+        size = module_length(module, 0, what=what, **context)
+        if size != len(module):
+            raise DecryptionError(
+                f"encrypted {what} declares {size - LENGTH_PREFIX} bytes, its stored size is "
+                f"{len(module) - LENGTH_PREFIX}", **context)
+        view = memoryview(module)
+        nonce = bytes(view[LENGTH_PREFIX : LENGTH_PREFIX + NONCE_LENGTH])
+        if self.uses_ctr(module_type):
+            if size < CTR_OVERHEAD:
+                raise DecryptionError(f"encrypted {what} of {size} bytes is shorter than a CTR nonce", **context)
+            decryptor = self._ctr(nonce).decryptor()
+            return decryptor.update(view[CTR_OVERHEAD:]) + decryptor.finalize()
+        if size < GCM_OVERHEAD:
+            raise DecryptionError(f"encrypted {what} of {size} bytes is shorter than a GCM nonce and tag", **context)
+        try:
+            return self._gcm.decrypt(nonce, view[LENGTH_PREFIX + NONCE_LENGTH :], aad)
+        except InvalidTag:
+            raise DecryptionError(
+                f"{what} failed authentication (wrong key, wrong AAD prefix, moved or tampered bytes)", **context
+            ) from None
+
+    def verify_signature(self, data: bytes | memoryview, signature: bytes | memoryview, aad: bytes) -> None:
+        """Check a plaintext footer's 28-byte signature; DecryptionError when it does not match."""
+        signature = bytes(signature)
+        if len(signature) != SIGNATURE_LENGTH:
+            raise DecryptionError(f"footer signature has {len(signature)} bytes, expected {SIGNATURE_LENGTH}")
+        expected = self.sign(bytes(data), aad, nonce=signature[:NONCE_LENGTH])
+        if not hmac.compare_digest(expected, signature):
+            raise DecryptionError("plaintext footer signature does not verify (wrong footer key, wrong AAD "
+                                  "prefix, or tampered footer)")
+
+    def _ctr(self, nonce: bytes) -> Cipher:
+        return Cipher(algorithms.AES(self.key), modes.CTR(nonce + _CTR_INITIAL_COUNTER))
+
+
+__all__ = [
+    "AES_GCM_CTR_V1",
+    "AES_GCM_V1",
+    "ALGORITHMS",
+    "CTR_OVERHEAD",
+    "GCM_OVERHEAD",
+    "KEY_LENGTHS",
+    "ModuleCipher",
+    "NONCE_LENGTH",
+    "SIGNATURE_LENGTH",
+    "TAG_LENGTH",
+    "check_key",
+    "module_length",
+]

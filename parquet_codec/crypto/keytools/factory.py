@@ -1,0 +1,333 @@
+"""Envelope encryption driven by master key ids (parquet-java's
+PropertiesDrivenCryptoFactory; pyarrow.parquet.encryption.CryptoFactory).
+
+Each file gets random data keys (one for the footer, one per encrypted
+column). A data key is wrapped by the KMS under a master key (single
+wrapping) or, by default, locally under a random key-encryption key (KEK)
+that the KMS wraps (double wrapping: one KMS call per master key, not per
+file). The wrapped keys travel as PKMT1 key material, inside the file's
+key_metadata or in a sidecar file. KEKs are cached per process for
+``cache_lifetime`` seconds, as parquet-java and Arrow C++ do.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from datetime import timedelta
+
+from parquet_codec.crypto.ciphers import ALGORITHMS
+from parquet_codec.crypto.keytools.kms import (
+    KmsClient,
+    KmsConnectionConfig,
+    unwrap_key_locally,
+    wrap_key_locally,
+)
+from parquet_codec.crypto.keytools.material import (
+    COLUMN_KEY_ID_IN_FILE_PREFIX,
+    FOOTER_KEY_ID_IN_FILE,
+    KeyMaterial,
+    KeyMetadata,
+    parse_json,
+)
+from parquet_codec.crypto.keytools.store import KeyMaterialStore
+from parquet_codec.crypto.properties import (
+    V2_LAYOUT_PARQUET_JAVA,
+    FileDecryptionProperties,
+    FileEncryptionProperties,
+)
+from parquet_codec.errors import DecryptionError, EncryptionError
+
+DEFAULT_CACHE_LIFETIME = 600.0  # seconds, parquet-java's and Arrow's default
+KEK_LENGTH = 16  # bytes; parquet.encryption.kek.length.bits defaults to 128
+KEK_ID_LENGTH = 16
+DATA_KEY_LENGTHS_BITS = (128, 192, 256)
+
+KmsFactory = Callable[[KmsConnectionConfig], KmsClient]
+
+
+class EncryptionConfiguration:
+    """What to encrypt with which master keys (pyarrow's EncryptionConfiguration).
+
+    ``column_keys``: {"kc1": ["a", "b.c"], ...} or parquet-java's string
+    "kc1:a,b.c;kc2:d". ``uniform_encryption`` encrypts every column with the
+    footer key."""
+
+    def __init__(self, footer_key: str, column_keys: Mapping[str, Sequence[str]] | str | None = None, *,
+                 uniform_encryption: bool = False, encryption_algorithm: str = "AES_GCM_V1",
+                 plaintext_footer: bool = False, double_wrapping: bool = True,
+                 cache_lifetime: timedelta | float | None = None, internal_key_material: bool = True,
+                 data_key_length_bits: int = 128) -> None:
+        self.footer_key = footer_key
+        self.column_keys = column_keys
+        self.uniform_encryption = uniform_encryption
+        self.encryption_algorithm = encryption_algorithm
+        self.plaintext_footer = plaintext_footer
+        self.double_wrapping = double_wrapping
+        self.cache_lifetime = _seconds(cache_lifetime)
+        self.internal_key_material = internal_key_material
+        self.data_key_length_bits = data_key_length_bits
+
+
+class DecryptionConfiguration:
+    """pyarrow's DecryptionConfiguration: how long unwrapped KEKs stay cached."""
+
+    def __init__(self, cache_lifetime: timedelta | float | None = None) -> None:
+        self.cache_lifetime = _seconds(cache_lifetime)
+
+
+def _seconds(lifetime: timedelta | float | None) -> float:
+    if lifetime is None:
+        return DEFAULT_CACHE_LIFETIME
+    return lifetime.total_seconds() if isinstance(lifetime, timedelta) else float(lifetime)
+
+
+def parse_column_keys(column_keys: Mapping[str, Sequence[str]] | str) -> dict[str, str]:
+    """{column path: master key id} from either form of ``column_keys``."""
+    if isinstance(column_keys, str):
+        groups: dict[str, list[str]] = {}
+        for part in column_keys.split(";"):
+            if not part.strip():
+                continue
+            master, sep, columns = part.partition(":")
+            if not sep or not master.strip():
+                raise EncryptionError(f"column keys entry {part.strip()!r} is not <master key id>:<col>,<col>")
+            groups.setdefault(master.strip(), []).extend(c.strip() for c in columns.split(",") if c.strip())
+        column_keys = groups
+    mapping: dict[str, str] = {}
+    for master, columns in column_keys.items():
+        if isinstance(columns, str):
+            columns = [columns]
+        for column in columns:
+            if column in mapping:
+                raise EncryptionError(f"column {column!r} is given two master keys ({mapping[column]!r}, {master!r})")
+            mapping[column] = master
+    return mapping
+
+
+# Process-wide KEK caches, keyed by access token as in parquet-java.
+_lock = threading.Lock()
+_write_keks: dict[tuple[str, str], dict[str, tuple[bytes, bytes, str, float]]] = {}
+_read_keks: dict[str, dict[str, tuple[bytes, float]]] = {}
+
+
+class _KeyWrapper:
+    """Wraps the data keys of one file and produces their key metadata."""
+
+    def __init__(self, kms: KmsClient, config: KmsConnectionConfig, double_wrapping: bool,
+                 cache_lifetime: float, store: KeyMaterialStore | None) -> None:
+        self.kms, self.config, self.double = kms, config, double_wrapping
+        self.lifetime, self.store = cache_lifetime, store
+        self._column_counter = 0
+
+    def key_metadata(self, data_key: bytes, master_key_id: str, is_footer: bool) -> bytes:
+        material = self._material(data_key, master_key_id, is_footer)
+        if self.store is None:
+            return material.serialize(internal_storage=True).encode("utf-8")
+        if is_footer:
+            key_id = FOOTER_KEY_ID_IN_FILE
+        else:
+            key_id = f"{COLUMN_KEY_ID_IN_FILE_PREFIX}{self._column_counter}"
+            self._column_counter += 1
+        self.store.add(key_id, material.serialize(internal_storage=None))
+        return KeyMetadata.external(key_id)
+
+    def _material(self, data_key: bytes, master_key_id: str, is_footer: bool) -> KeyMaterial:
+        instance = (self.config.instance_id, self.config.instance_url) if is_footer else (None, None)
+        if not self.double:
+            wrapped = self._kms_wrap(data_key, master_key_id)
+            return KeyMaterial(is_footer, master_key_id, wrapped, False, None, None, *instance)
+        kek, kek_id, wrapped_kek = self._kek(master_key_id)
+        wrapped = wrap_key_locally(data_key, kek, kek_id)
+        return KeyMaterial(is_footer, master_key_id, wrapped, True, base64.b64encode(kek_id).decode("ascii"),
+                           wrapped_kek, *instance)
+
+    def _kek(self, master_key_id: str) -> tuple[bytes, bytes, str]:
+        now = time.monotonic()
+        with _lock:
+            cache = _write_keks.setdefault((self.config.token, self.config.instance_id), {})
+            entry = cache.get(master_key_id)
+            if entry is not None and entry[3] > now:
+                return entry[0], entry[1], entry[2]
+        kek, kek_id = os.urandom(KEK_LENGTH), os.urandom(KEK_ID_LENGTH)
+        wrapped = self._kms_wrap(kek, master_key_id)
+        with _lock:
+            cache[master_key_id] = (kek, kek_id, wrapped, now + self.lifetime)
+        return kek, kek_id, wrapped
+
+    def _kms_wrap(self, key: bytes, master_key_id: str) -> str:
+        try:
+            wrapped = self.kms.wrap_key(key, master_key_id)
+        except EncryptionError:
+            raise
+        except Exception as exc:  # a user's KMS client can fail in any way
+            raise EncryptionError(f"KMS cannot wrap a key with master key {master_key_id!r}: "
+                                  f"{type(exc).__name__}: {exc}") from exc
+        return wrapped.decode("ascii") if isinstance(wrapped, bytes) else str(wrapped)
+
+
+class _KeyUnwrapper:
+    """The key_retriever of FileDecryptionProperties made by a CryptoFactory."""
+
+    def __init__(self, kms: Callable[[], KmsClient], config: KmsConnectionConfig, cache_lifetime: float,
+                 file_path: str | None) -> None:
+        self._kms, self.config, self.lifetime = kms, config, cache_lifetime
+        self.store = KeyMaterialStore(file_path) if file_path else None
+
+    def __call__(self, key_metadata: bytes) -> bytes:
+        metadata = KeyMetadata.parse(key_metadata)
+        material = metadata.material
+        if material is None:
+            if self.store is None:
+                raise DecryptionError(f"key material {metadata.key_reference!r} is stored outside the file: "
+                                      "read from a path (or give file_path) so the sidecar can be found")
+            material = KeyMaterial.parse(parse_json(self.store.get(metadata.key_reference or ""),
+                                                    f"key material {metadata.key_reference!r}"))
+        return self.unwrap(material)
+
+    def unwrap(self, material: KeyMaterial) -> bytes:
+        if not material.double_wrapping:
+            return self._kms_unwrap(material.wrapped_dek, material.master_key_id)
+        kek_id_text = material.kek_id or ""
+        try:
+            kek_id = base64.b64decode(kek_id_text, validate=True)
+        except ValueError:
+            raise DecryptionError(f"KEK id {kek_id_text!r} is not base64") from None
+        kek = self._kek(kek_id_text, material)
+        return unwrap_key_locally(material.wrapped_dek, kek, kek_id,
+                                  f"data key wrapped by KEK {kek_id_text} (master key {material.master_key_id!r})")
+
+    def _kek(self, kek_id: str, material: KeyMaterial) -> bytes:
+        now = time.monotonic()
+        with _lock:
+            cache = _read_keks.setdefault(self.config.token, {})
+            entry = cache.get(kek_id)
+            if entry is not None and entry[1] > now:
+                return entry[0]
+        kek = self._kms_unwrap(material.wrapped_kek or "", material.master_key_id)
+        with _lock:
+            cache[kek_id] = (kek, now + self.lifetime)
+        return kek
+
+    def _kms_unwrap(self, wrapped: str, master_key_id: str) -> bytes:
+        try:
+            key = self._kms().unwrap_key(wrapped, master_key_id)
+        except DecryptionError:
+            raise
+        except Exception as exc:  # a user's KMS client can fail in any way
+            raise DecryptionError(f"KMS cannot unwrap a key of master key {master_key_id!r}: "
+                                  f"{type(exc).__name__}: {exc}") from exc
+        return bytes(key)
+
+
+class CryptoFactory:
+    """Makes encryption / decryption properties from master key ids and a KMS.
+
+    ``kms`` is a :class:`KmsClient`, or (as in pyarrow) a callable taking a
+    :class:`KmsConnectionConfig` and returning one. Pass the factory itself
+    as ``decryption=`` to a reader: the key material of each file, internal
+    or in its sidecar, is then resolved."""
+
+    def __init__(self, kms: KmsClient | KmsFactory, kms_connection_config: KmsConnectionConfig | None = None) -> None:
+        self._kms = kms
+        self.kms_connection_config = kms_connection_config or KmsConnectionConfig()
+        self._clients: dict[tuple[str, str, str], KmsClient] = {}
+
+    def kms_client(self, config: KmsConnectionConfig | None = None) -> KmsClient:
+        config = config or self.kms_connection_config
+        if isinstance(self._kms, KmsClient) or not callable(self._kms):
+            return self._kms  # type: ignore[return-value]
+        key = (config.instance_id, config.instance_url, config.token)
+        client = self._clients.get(key)
+        if client is None:
+            client = self._clients[key] = self._kms(config)
+        return client
+
+    def encryption_properties(
+        self, footer_key: str | None = None, column_keys: Mapping[str, Sequence[str]] | str | None = None, *,
+        plaintext_footer: bool = False, algorithm: str = "AES_GCM_V1", double_wrapping: bool = True,
+        internal_key_material: bool = True, data_key_length_bits: int = 128, uniform_key: str | bool | None = None,
+        file_path: str | os.PathLike | None = None, aad_prefix: bytes | str | None = None,
+        store_aad_prefix: bool = True, data_page_v2_layout: str = V2_LAYOUT_PARQUET_JAVA,
+        cache_lifetime: timedelta | float | None = None, kms_connection_config: KmsConnectionConfig | None = None,
+    ) -> FileEncryptionProperties:
+        """Properties for one file, with fresh random data keys wrapped under the master keys.
+
+        ``uniform_key``: a master key id (parquet-java's parquet.encryption.uniform.key)
+        or True, to encrypt the footer and every column with one key. With
+        ``internal_key_material=False`` the sidecar beside ``file_path`` is
+        written now."""
+        if isinstance(uniform_key, str):
+            footer_key = uniform_key
+        uniform = bool(uniform_key)
+        if not footer_key:
+            raise EncryptionError("a footer master key id is required (footer_key or uniform_key)")
+        if uniform and column_keys:
+            raise EncryptionError("uniform encryption takes no column keys")
+        if not uniform and not column_keys:
+            raise EncryptionError("no column keys: name the columns to encrypt, or use uniform_key")
+        if algorithm not in ALGORITHMS:
+            raise EncryptionError(f"unknown encryption algorithm {algorithm!r}; use one of {ALGORITHMS}")
+        if data_key_length_bits not in DATA_KEY_LENGTHS_BITS:
+            raise EncryptionError(f"data_key_length_bits must be one of {DATA_KEY_LENGTHS_BITS}")
+        if not internal_key_material and file_path is None:
+            raise EncryptionError("external key material needs the file_path of the file to write")
+        config = kms_connection_config or self.kms_connection_config
+        store = None if internal_key_material else KeyMaterialStore(file_path)  # type: ignore[arg-type]
+        wrapper = _KeyWrapper(self.kms_client(config), config, double_wrapping, _seconds(cache_lifetime), store)
+        key_bytes = data_key_length_bits // 8
+        footer_dek = os.urandom(key_bytes)
+        footer_metadata = wrapper.key_metadata(footer_dek, footer_key, is_footer=True)
+        columns = None
+        if not uniform:
+            columns = {}
+            for column, master in parse_column_keys(column_keys).items():  # type: ignore[arg-type]
+                dek = os.urandom(key_bytes)
+                columns[column] = (dek, wrapper.key_metadata(dek, master, is_footer=False))
+        if store is not None:
+            store.save()
+        return FileEncryptionProperties(
+            footer_dek, footer_metadata, columns, algorithm=algorithm, plaintext_footer=plaintext_footer,
+            aad_prefix=aad_prefix, store_aad_prefix=store_aad_prefix, data_page_v2_layout=data_page_v2_layout)
+
+    def decryption_properties(self, file_path: str | os.PathLike | None = None, *,
+                              aad_prefix: bytes | str | None = None,
+                              cache_lifetime: timedelta | float | None = None,
+                              kms_connection_config: KmsConnectionConfig | None = None) -> FileDecryptionProperties:
+        """Properties whose key retriever unwraps PKMT1 key material (sidecar beside ``file_path``)."""
+        config = kms_connection_config or self.kms_connection_config
+        retriever = _KeyUnwrapper(lambda: self.kms_client(config), config, _seconds(cache_lifetime),
+                                  None if file_path is None else os.fspath(file_path))
+        return FileDecryptionProperties(aad_prefix=aad_prefix, key_retriever=retriever)
+
+    # pyarrow.parquet.encryption.CryptoFactory's spelling -------------------------
+    def file_encryption_properties(self, kms_connection_config: KmsConnectionConfig,
+                                   encryption_config: EncryptionConfiguration,
+                                   file_path: str | os.PathLike | None = None) -> FileEncryptionProperties:
+        c = encryption_config
+        return self.encryption_properties(
+            c.footer_key, None if c.uniform_encryption else c.column_keys, plaintext_footer=c.plaintext_footer,
+            algorithm=c.encryption_algorithm, double_wrapping=c.double_wrapping,
+            internal_key_material=c.internal_key_material, data_key_length_bits=c.data_key_length_bits,
+            uniform_key=True if c.uniform_encryption else None, file_path=file_path,
+            cache_lifetime=c.cache_lifetime, kms_connection_config=kms_connection_config)
+
+    def file_decryption_properties(self, kms_connection_config: KmsConnectionConfig,
+                                   decryption_config: DecryptionConfiguration | None = None,
+                                   file_path: str | os.PathLike | None = None) -> FileDecryptionProperties:
+        lifetime = (decryption_config or DecryptionConfiguration()).cache_lifetime
+        return self.decryption_properties(file_path, cache_lifetime=lifetime,
+                                          kms_connection_config=kms_connection_config)
+
+    @staticmethod
+    def remove_cache_entries_for_all_tokens() -> None:
+        """Forget every cached KEK (parquet-java's KeyToolkit.removeCacheEntriesForAllTokens)."""
+        with _lock:
+            _write_keks.clear()
+            _read_keks.clear()
+
+
+__all__ = ["CryptoFactory", "DecryptionConfiguration", "EncryptionConfiguration", "parse_column_keys"]
