@@ -1,6 +1,7 @@
 """parquet-codec: the Apache Parquet file format in Python and numpy."""
 
 from parquet_codec._version import __version__
+from parquet_codec.crypto import CryptoFactory, FileDecryptionProperties, FileEncryptionProperties
 from parquet_codec.errors import (
     ChecksumError,
     CorruptFileError,
@@ -22,11 +23,14 @@ from parquet_codec.writer import ParquetWriter, write_table
 __all__ = [
     "ChecksumError",
     "Column",
+    "CryptoFactory",
     "CorruptFileError",
     "DecodingError",
     "DecompressionError",
     "DecryptionError",
     "EncryptionError",
+    "FileDecryptionProperties",
+    "FileEncryptionProperties",
     "MetadataError",
     "ParquetError",
     "ParquetFile",

@@ -9,17 +9,23 @@ each top-level field.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from functools import cached_property
 from typing import Any
 
 from parquet_codec.arrays import Array, concat
+from parquet_codec.bloom import Sbbf, read_bloom_filter
 from parquet_codec.column import LEGACY_DICTIONARY_PADDING, empty_leaf, read_column_chunk
-from parquet_codec.errors import ParquetError, SchemaError
+from parquet_codec.column_index import read_column_index
+from parquet_codec.errors import DecryptionError, ParquetError, SchemaError, UnsupportedError
+from parquet_codec.format.ttypes import ColumnIndex, OffsetIndex
 from parquet_codec.io import ByteSource, Source, open_source
 from parquet_codec.levels import assemble
 from parquet_codec.metadata import FileMetadata, read_footer
+from parquet_codec.offset_index import read_offset_index
 from parquet_codec.schema import Schema
 from parquet_codec.table import Table
+from parquet_codec.types import logical_info
 
 DEFAULT_BATCH_SIZE = 65536
 
@@ -29,13 +35,19 @@ class ParquetFile:
 
     ``source`` is a path, a bytes-like object or a binary file object.
     ``verify_checksums`` checks the CRC-32 of every page that carries one.
+    ``decryption`` opens encrypted files: crypto.FileDecryptionProperties, or a
+    crypto.CryptoFactory (key material resolved for this file).
     """
 
-    def __init__(self, source: Source, *, verify_checksums: bool = True) -> None:
+    def __init__(self, source: Source, *, verify_checksums: bool = True, decryption: object | None = None) -> None:
         self._source: ByteSource = open_source(source)
         self.verify_checksums = verify_checksums
         try:
-            self.metadata: FileMetadata = read_footer(self._source)
+            if decryption is not None:
+                from parquet_codec.crypto import resolve_decryption
+
+                decryption = resolve_decryption(decryption, self._source.name)
+            self.metadata: FileMetadata = read_footer(self._source, decryption)
             self.schema: Schema = self.metadata.schema
             self.schema.fields  # noqa: B018 - resolve LIST/MAP shapes now, so a bad schema fails on open
         except ParquetError as exc:
@@ -112,9 +124,10 @@ class ParquetFile:
             for node in field.leaf_nodes():
                 leaf = self.schema.leaf(node.path)
                 try:
+                    chunk = group.columns[leaf.column_index]
                     leaves[node.path] = read_column_chunk(
-                        self._source, group.columns[leaf.column_index], leaf,
-                        verify_checksums=self.verify_checksums, padding=self._chunk_padding,
+                        self._source, chunk, leaf, verify_checksums=self.verify_checksums,
+                        padding=self._chunk_padding, decryptor=self._decryptor(index, group, leaf, chunk),
                     )
                 except ParquetError as exc:
                     exc.add_context(file=self._source.name, row_group=index, column=leaf.dotted_path)
@@ -132,6 +145,68 @@ class ParquetFile:
             arrays[field.name] = array
         return arrays
 
+    def _decryptor(self, index: int, group: Any, leaf: Any, chunk: Any) -> object | None:
+        """The crypto.ColumnChunkDecryptor of an encrypted chunk, None for a plaintext one."""
+        file_decryptor = self.metadata.decryptor
+        if file_decryptor is None:
+            if chunk.crypto_metadata is not None:
+                raise DecryptionError("column is encrypted: decryption properties are required")
+            return None
+        return file_decryptor.column(index, group.ordinal, leaf.column_index, chunk, leaf.dotted_path)
+
+    # Bloom filters and page index (read on demand, never on open) ---------
+    def bloom_filter(self, row_group: int, column: str | int) -> Sbbf | None:
+        """The bloom filter of one column chunk (``column``: dotted path or leaf
+        index), or None when the chunk has none. Its ``might_contain`` takes
+        Python values of the column's type."""
+        leaf, chunk = self._leaf_chunk(row_group, column)
+        meta = chunk.meta_data
+        if meta is None or meta.bloom_filter_offset is None:
+            return None
+        with self._index_context(row_group, leaf):
+            return read_bloom_filter(self._source, meta.bloom_filter_offset, meta.bloom_filter_length,
+                                     info=logical_info(leaf.element))
+
+    def column_index(self, row_group: int, column: str | int) -> ColumnIndex | None:
+        """The ColumnIndex (per-page bounds) of one column chunk, or None."""
+        leaf, chunk = self._leaf_chunk(row_group, column)
+        with self._index_context(row_group, leaf):
+            return read_column_index(self._source, chunk)
+
+    def offset_index(self, row_group: int, column: str | int) -> OffsetIndex | None:
+        """The OffsetIndex (page locations and first rows) of one column chunk, or None."""
+        leaf, chunk = self._leaf_chunk(row_group, column)
+        with self._index_context(row_group, leaf):
+            return read_offset_index(self._source, chunk, num_rows=self.metadata.row_group(row_group).num_rows)
+
+    def _leaf_chunk(self, row_group: int, column: str | int) -> tuple[Any, Any]:
+        """The leaf node and ColumnChunk of a column given by dotted path or leaf index."""
+        leaves = self.schema.leaves
+        if isinstance(column, int):
+            if not 0 <= column < len(leaves):
+                raise IndexError(f"column {column} out of range 0..{len(leaves) - 1}")
+            leaf = leaves[column]
+        else:
+            matched = [node for node in leaves if node.dotted_path == column]
+            if not matched:
+                raise SchemaError(f"no leaf column {column!r}; leaves are {[n.dotted_path for n in leaves]}")
+            leaf = matched[0]
+        chunk = self.metadata.row_group(row_group).columns[leaf.column_index]
+        if chunk.crypto_metadata is not None:
+            # Bloom filters and page indexes of encrypted columns are encrypted modules too.
+            raise UnsupportedError("bloom filters and page indexes of encrypted columns are not supported yet",
+                                   file=self._source.name, row_group=row_group, column=leaf.dotted_path)
+        return leaf, chunk
+
+    @contextmanager
+    def _index_context(self, row_group: int, leaf: Any) -> Iterator[None]:
+        """Name the file, row group and column in errors raised while reading an index."""
+        try:
+            yield
+        except ParquetError as exc:
+            exc.add_context(file=self._source.name, row_group=row_group, column=leaf.dotted_path)
+            raise
+
     def close(self) -> None:
         self._source.close()
 
@@ -147,13 +222,15 @@ def _empty(field: Any) -> Array:
     return assemble(field, {node.path: empty_leaf(node) for node in field.leaf_nodes()})
 
 
-def read_table(source: Source, columns: Sequence[str] | None = None, *, verify_checksums: bool = True) -> Table:
+def read_table(source: Source, columns: Sequence[str] | None = None, *, verify_checksums: bool = True,
+               decryption: object | None = None) -> Table:
     """Read a whole file (or the named columns) into a Table.
 
     As in ``pyarrow.parquet.read_table``, ``columns`` come back in the order
     given, and a dotted name of a field inside structs ("a.b") is a column of
-    its own (``ParquetFile.read`` instead keeps file order and nesting)."""
-    with ParquetFile(source, verify_checksums=verify_checksums) as pf:
+    its own (``ParquetFile.read`` instead keeps file order and nesting).
+    ``decryption``: see :class:`ParquetFile`."""
+    with ParquetFile(source, verify_checksums=verify_checksums, decryption=decryption) as pf:
         table = pf.read(columns)
     return table if columns is None else table.select(list(columns))
 
