@@ -106,22 +106,26 @@ def gather_ranges(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> 
         # Equal lengths: copy rows of a sliding window, no per-byte index array.
         width = int(lengths[0])
         windows = np.lib.stride_tricks.sliding_window_view(data, width)
-        np.take(windows, starts, axis=0, out=out.reshape(-1, width))
+        out.reshape(-1, width)[:] = windows[starts]
         return offsets, out
-    # Chunk by output bytes so the int64 index scratch stays bounded.
+    # Chunk by output bytes so the int64 index scratch stays bounded (and is
+    # reused: fresh large allocations cost page faults on every chunk).
     cuts = np.searchsorted(offsets, np.arange(0, total, _GATHER_CHUNK_BYTES), side="right") - 1
     bounds = np.unique(np.append(cuts, len(lengths)))
+    scratch = np.empty(min(total, _GATHER_CHUNK_BYTES), dtype=np.int64)
     for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
         a, b = int(offsets[lo]), int(offsets[hi])
-        out[a:b] = data[_range_index(starts[lo:hi], lengths[lo:hi], b - a)]
+        index = scratch[: b - a] if b - a <= len(scratch) else np.empty(b - a, dtype=np.int64)
+        np.take(data, _range_index(starts[lo:hi], lengths[lo:hi], index), out=out[a:b])
     return offsets, out
 
 
-def _range_index(starts: np.ndarray, lengths: np.ndarray, total: int) -> np.ndarray:
-    """Source index of every byte of the concatenated ranges: a cumsum of ones with jumps."""
+def _range_index(starts: np.ndarray, lengths: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """Fill ``index`` with the source position of every byte of the concatenated
+    ranges: a cumsum of ones with a jump at each range start."""
     keep = lengths > 0
     starts, lengths = starts[keep], lengths[keep]
-    index = np.ones(total, dtype=np.int64)
+    index.fill(1)
     first = np.zeros(len(lengths), dtype=np.int64)
     np.cumsum(lengths[:-1], out=first[1:])
     jumps = starts.copy()

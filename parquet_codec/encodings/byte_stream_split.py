@@ -15,6 +15,7 @@ from parquet_codec.encodings.varint import Buffer, decoding_error, views
 from parquet_codec.format.ttypes import Type
 
 _ENCODING = "BYTE_STREAM_SPLIT"
+_MAX_STREAM_LOOP = 16
 _SUPPORTED = (Type.FLOAT, Type.DOUBLE, Type.INT32, Type.INT64, Type.FIXED_LEN_BYTE_ARRAY)
 
 
@@ -40,7 +41,13 @@ class ByteStreamSplit:
         available = len(arr) - offset
         if nbytes > available:
             raise decoding_error(_ENCODING, f"{count} values need {nbytes} bytes, only {max(available, 0)} left", offset)
-        rows = np.ascontiguousarray(arr[offset : offset + nbytes].reshape(width, count).T)
+        streams = arr[offset : offset + nbytes].reshape(width, count)
+        if width <= _MAX_STREAM_LOOP:
+            rows = np.empty((count, width), dtype=np.uint8)
+            for k in range(width):  # one strided copy per stream beats a generic transpose
+                rows[:, k] = streams[k]
+        else:
+            rows = np.ascontiguousarray(streams.T)
         if dtype is None:
             return rows, nbytes
         return rows.view(dtype).reshape(count).astype(dtype.newbyteorder("=")), nbytes

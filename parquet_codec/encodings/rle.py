@@ -63,7 +63,7 @@ class RleBitPackedHybrid:
         DecodingError, except at width 0 where the missing values are zeros.
         """
         if not 0 <= bit_width <= MAX_BIT_WIDTH:
-            raise decoding_error(_RLE, f"bit width {bit_width} > {MAX_BIT_WIDTH}", offset)
+            raise decoding_error(_RLE, f"bit width {bit_width} outside 0..{MAX_BIT_WIDTH}", offset)
         if count < 0:
             raise ValueError(f"negative count {count}")
         mv, arr = views(data)
@@ -229,7 +229,7 @@ class BitPacked:
     def decode(data: Buffer, bit_width: int, count: int, *, offset: int = 0) -> tuple[np.ndarray, int]:
         """Decode ``count`` values; return (uint32/uint64 values, ``ceil(count * bit_width / 8)``)."""
         if not 0 <= bit_width <= MAX_BIT_WIDTH:
-            raise decoding_error(_BIT_PACKED, f"bit width {bit_width} > {MAX_BIT_WIDTH}", offset)
+            raise decoding_error(_BIT_PACKED, f"bit width {bit_width} outside 0..{MAX_BIT_WIDTH}", offset)
         if count < 0:
             raise ValueError(f"negative count {count}")
         nbytes = packed_size(count, bit_width)

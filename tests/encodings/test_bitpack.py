@@ -41,7 +41,7 @@ def packable(draw):
     return width, values
 
 
-@settings(max_examples=300)
+@settings(max_examples=200)
 @given(packable(), st.booleans(), st.binary(max_size=3))
 def test_round_trip_all_widths(case, msb_first, prefix):
     width, values = case

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
@@ -26,6 +26,7 @@ def test_spec_example():
     ("physical_type", "dtype"),
     [(Type.FLOAT, np.float32), (Type.DOUBLE, np.float64), (Type.INT32, np.int32), (Type.INT64, np.int64)],
 )
+@settings(max_examples=50)
 @given(data=st.data())
 def test_round_trip(physical_type, dtype, data):
     values = data.draw(hnp.arrays(dtype, st.integers(0, 40)))

@@ -79,7 +79,7 @@ BLOCK_SHAPES = st.sampled_from([(8, 1), (16, 2), (64, 8), (128, 4), (256, 8)])
 def int_lists(bits):
     lo, hi = -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
     edge = st.sampled_from([lo, hi, 0, -1, 1])
-    return st.lists(st.one_of(st.integers(lo, hi), edge, st.integers(-3, 3)), max_size=300)
+    return st.lists(st.one_of(st.integers(lo, hi), edge, st.integers(-3, 3)), max_size=200)
 
 
 @settings(max_examples=150)
@@ -192,7 +192,7 @@ def front_coded(draw):
     return sorted(words) if draw(st.booleans()) else words
 
 
-@settings(max_examples=200)
+@settings(max_examples=150)
 @given(front_coded(), BLOCK_SHAPES)
 def test_delta_byte_array_round_trip(values, shape):
     encoded = DeltaByteArray.encode(values, block_size=shape[0], miniblocks=shape[1])

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from parquet_codec.encodings.byte_arrays import ByteArrays
@@ -26,6 +26,7 @@ def test_bit_width_zero_single_entry_dictionary():
     assert decode_indices(encoded, 9)[0].tolist() == [0] * 9
 
 
+@settings(max_examples=50)
 @given(st.integers(1, 5000).flatmap(lambda n: st.tuples(st.just(n), st.lists(st.integers(0, n - 1), max_size=60))))
 def test_round_trip(case):
     size, indices = case

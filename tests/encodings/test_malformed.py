@@ -119,7 +119,7 @@ def test_every_byte_flipped(encoded, decode, count):
             only_decoding_errors(decode, damaged, count)
 
 
-@settings(max_examples=60)
+@settings(max_examples=40)
 @given(st.binary(max_size=60), st.integers(0, 40))
 @pytest.mark.parametrize(("encoded", "decode", "count"), CASES)
 def test_random_bytes(encoded, decode, count, data, n):

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
@@ -41,6 +41,7 @@ NUMERIC = [
 
 
 @pytest.mark.parametrize(("physical_type", "dtype"), NUMERIC)
+@settings(max_examples=50)
 @given(data=st.data())
 def test_numeric_round_trip(physical_type, dtype, data):
     values = data.draw(hnp.arrays(dtype, st.integers(0, 50)))
