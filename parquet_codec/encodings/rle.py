@@ -6,9 +6,11 @@ by a ULEB128 header whose low bit tells a bit-packed run (``groups << 1 | 1``,
 ``8 * groups`` values packed LSB first) from an RLE run (``length << 1``,
 followed by one value in ``ceil(bit_width / 8)`` little-endian bytes).
 
-Decoding walks the run headers in Python (runs are few compared to values),
-then materializes all values with array operations: one ``np.repeat`` for
-every RLE run at once, and a single :func:`bitpack.unpack` over the
+Decoding reads the first run headers in Python (most streams have a handful
+of runs) and the rest, when there are many, with array operations: the
+varint at every byte position is decoded at once and the chain of headers is
+followed by pointer doubling. Values are then materialized with one
+``np.repeat`` for every RLE run and a single :func:`bitpack.unpack` over the
 concatenated bytes of every bit-packed run.
 """
 
@@ -35,8 +37,15 @@ MAX_RUN_LENGTH = (1 << 31) - 1
 MIN_REPEAT_RUN = 8
 
 
+#: Run headers read one by one before switching to the vectorized parser.
+SCALAR_RUNS = 32
+
+
 class _Runs:
-    """Run headers parsed from a hybrid stream, in order."""
+    """Run headers parsed from a hybrid stream, in order: Python lists from the
+    scalar parser, then arrays from the bulk parser."""
+
+    FIELDS = ("lengths", "values", "packed", "packed_starts", "packed_bytes")
 
     def __init__(self) -> None:
         self.lengths: list[int] = []  # values taken from each run
@@ -44,6 +53,13 @@ class _Runs:
         self.packed: list[int] = []  # 1 for bit-packed runs
         self.packed_starts: list[int] = []  # byte offset of each bit-packed run's data
         self.packed_bytes: list[int] = []  # bytes of it that are read
+        self.bulk: dict[str, np.ndarray] | None = None
+
+    def column(self, name: str) -> np.ndarray:
+        head = np.array(getattr(self, name), dtype=np.uint64 if name == "values" else np.int64)
+        if self.bulk is None:
+            return head
+        return np.concatenate([head, self.bulk[name].astype(head.dtype, copy=False)])
 
 
 class RleBitPackedHybrid:
@@ -107,6 +123,8 @@ def _parse_runs(mv: memoryview, bit_width: int, count: int, pos: int) -> tuple[_
     limit = 1 << bit_width
     remaining = count
     while remaining > 0:
+        if len(lengths) == SCALAR_RUNS and pos < end:
+            return runs, _parse_runs_bulk(mv, bit_width, remaining, pos, runs)
         if pos >= end:
             if bit_width == 0:  # nothing but zeros can be missing
                 break
@@ -149,23 +167,132 @@ def _parse_runs(mv: memoryview, bit_width: int, count: int, pos: int) -> tuple[_
     return runs, pos
 
 
+def _parse_runs_bulk(mv: memoryview, bit_width: int, count: int, start: int, runs: _Runs) -> int:
+    """Parse the runs from ``start`` covering ``count`` values with array
+    operations; store them in ``runs.bulk`` and return the end position."""
+    a = np.frombuffer(mv, dtype=np.uint8)[start:]
+    n = len(a)
+    header, hlen = _varints(a)
+    packed = (header & 1).astype(np.bool_)
+    body = (header >> 1).astype(np.int64)  # groups of 8 (bit-packed) or the run length (RLE)
+    value_bytes = (bit_width + 7) // 8
+    covers = np.where(packed, body * 8, body)
+    nxt = np.arange(n, dtype=np.int64) + hlen + np.where(packed, body * bit_width, value_bytes)
+    nxt[hlen == 0] = n  # no header can start here; noticed below if the chain reaches it
+    path = _chain(np.append(np.minimum(nxt, n), n), np.append(covers, 0), n, count)
+    used, take = _cut(path, covers, count)
+    _check_runs(a, start, used, hlen, packed, take, bit_width, count)
+    starts = used + hlen[used]
+    rle = ~packed[used]
+    values = np.zeros(len(used), dtype=np.uint64)
+    if value_bytes and rle.any():
+        values[rle] = _little_endian(a, starts[rle], value_bytes)
+        if bit_width < 64 and (values >= (1 << bit_width)).any():
+            bad = int(np.argmax(values >= (1 << bit_width)))
+            raise decoding_error(_RLE, f"repeated value {int(values[bad])} does not fit in {bit_width} bits",
+                                 start + int(starts[bad]))
+    missing = count - int(take.sum())
+    bulk = {"lengths": take, "values": values, "packed": packed[used].astype(np.int64),
+            "packed_starts": start + starts[~rle], "packed_bytes": (take[~rle] * bit_width + 7) >> 3}
+    if missing:  # only width 0 may end early (_check_runs enforced it)
+        for name, extra in zip(_Runs.FIELDS, (missing, 0, 0), strict=False):
+            bulk[name] = np.append(bulk[name], extra)
+    runs.bulk = bulk
+    return start + (int(min(nxt[used[-1]], n)) if len(used) else 0)
+
+
+def _varints(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The ULEB128 value and byte length of a varint starting at every
+    position of ``a``; length 0 where none of at most 5 bytes fits.
+
+    Only positions whose last byte read has the continuation bit are
+    extended, so each further byte costs a fraction of the one before."""
+    n = len(a)
+    value = (a & 0x7F).astype(np.uint64)
+    length = np.ones(n, dtype=np.int64)
+    going = np.flatnonzero(a & 0x80)
+    for i in range(1, 5):
+        inside = going + i < n
+        length[going[~inside]] = 0  # the varint runs past the end of the data
+        going = going[inside]
+        if not len(going):
+            break
+        byte = a[going + i]
+        value[going] |= (byte & 0x7F).astype(np.uint64) << np.uint64(7 * i)
+        length[going] += 1
+        going = going[(byte & 0x80) != 0]
+    length[going] = 0  # still continuing after 5 bytes: not a run header
+    return value, length
+
+
+def _chain(nxt: np.ndarray, covers: np.ndarray, n: int, count: int) -> np.ndarray:
+    """Positions of the run headers from position 0, in order, until they cover
+    ``count`` values or reach the end ``n``: pointer doubling, where round k
+    appends the 2**k headers that follow the ones found so far."""
+    path, jump = np.zeros(1, dtype=np.int64), nxt
+    while path[-1] < n and int(covers[path].sum()) < count:
+        path = np.concatenate([path, jump[path]])
+        jump = jump[jump]
+    return path[path < n]
+
+
+def _cut(path: np.ndarray, covers: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """The runs needed for ``count`` values and how many values each gives."""
+    take = covers[path]
+    total = np.cumsum(take)
+    if len(total) and total[-1] >= count:
+        k = int(np.searchsorted(total, count)) + 1
+        path, take = path[:k], take[:k].copy()
+        take[-1] -= int(total[k - 1]) - count
+    return path, take
+
+
+def _check_runs(a: np.ndarray, start: int, used: np.ndarray, hlen: np.ndarray, packed: np.ndarray,
+                take: np.ndarray, bit_width: int, count: int) -> None:
+    """Headers well-formed, payloads inside the data, enough values."""
+    n = len(a)
+    bad_header = hlen[used] == 0
+    if bad_header.any():
+        raise decoding_error(_RLE, "malformed run header", start + int(used[np.argmax(bad_header)]))
+    body = used + hlen[used]
+    need = np.where(packed[used], (take * bit_width + 7) >> 3, (bit_width + 7) // 8)
+    short = body + need > n
+    if short.any():
+        i = int(np.argmax(short))
+        what = "bit-packed run" if packed[used[i]] else "repeated value"
+        raise decoding_error(_RLE, f"{what} truncated: needs {int(need[i])} bytes, only {n - int(body[i])} left",
+                             start + int(body[i]))
+    missing = count - int(take.sum())
+    if missing and bit_width:
+        end = int(used[-1] + hlen[used[-1]] + need[-1]) if len(used) else 0
+        raise decoding_error(_RLE, f"data ends with {missing} values missing", start + min(end, n))
+
+
+def _little_endian(a: np.ndarray, starts: np.ndarray, width: int) -> np.ndarray:
+    out = np.zeros(len(starts), dtype=np.uint64)
+    for i in range(width):
+        out |= a[starts + i].astype(np.uint64) << np.uint64(8 * i)
+    return out
+
+
 def _materialize(arr: np.ndarray, bit_width: int, count: int, runs: _Runs) -> np.ndarray:
     dtype = output_dtype(bit_width)
-    lengths = np.array(runs.lengths, dtype=np.int64)
-    if not runs.packed_starts:
-        return np.repeat(np.array(runs.values, dtype=dtype), lengths)
-    is_packed = np.array(runs.packed, dtype=np.bool_)
+    lengths = runs.column("lengths")
+    packed_starts = runs.column("packed_starts")
+    if not len(packed_starts):
+        return np.repeat(runs.column("values").astype(dtype), lengths)
+    is_packed = runs.column("packed").astype(np.bool_)
     n_packed = int(lengths[is_packed].sum())
-    if len(runs.packed_starts) == 1:
-        unpacked = unpack(arr, bit_width, n_packed, offset=runs.packed_starts[0])
+    if len(packed_starts) == 1:
+        unpacked = unpack(arr, bit_width, n_packed, offset=int(packed_starts[0]))
     else:
         # Every bit-packed run but a truncated last one holds whole 8-value
         # groups, i.e. whole bytes, so their bytes concatenate seamlessly.
-        _, joined = gather_ranges(arr, np.array(runs.packed_starts), np.array(runs.packed_bytes))
+        _, joined = gather_ranges(arr, packed_starts, runs.column("packed_bytes"))
         unpacked = unpack(joined, bit_width, n_packed)
     if n_packed == count:
         return unpacked
-    out = np.repeat(np.array(runs.values, dtype=dtype), lengths)
+    out = np.repeat(runs.column("values").astype(dtype), lengths)
     out[np.repeat(is_packed, lengths)] = unpacked
     return out
 

@@ -157,3 +157,60 @@ def test_bit_packed_round_trip(case):
 def test_bit_packed_truncated():
     with pytest.raises(DecodingError, match="BIT_PACKED: 8 values of 3 bits need 3 bytes, only 2 left at byte 0"):
         BitPacked.decode(b"\x00\x00", 3, 8)
+
+
+def _many_runs(seed: int, width: int, n: int) -> np.ndarray:
+    """Values with short RLE runs between literals, so a stream has hundreds of runs."""
+    rng = np.random.default_rng(seed)
+    values = rng.integers(0, 1 << width, n, dtype=np.uint64) if width < 64 else rng.integers(0, 2**63, n)
+    repeat = rng.random(n) < 0.6  # long stretches of equal values become RLE runs
+    for i in np.flatnonzero(repeat):
+        if i:
+            values[i] = values[i - 1]
+    return values
+
+
+@pytest.mark.parametrize("width", [1, 2, 5, 8, 13, 20, 32, 40])
+def test_bulk_run_parser_agrees_with_scalar_parser(width, monkeypatch):
+    from parquet_codec.encodings import rle
+
+    values = _many_runs(width, width, 20_000)
+    data = RleBitPackedHybrid.encode(values, width)
+    bulk = RleBitPackedHybrid.decode(data, width, len(values))
+    monkeypatch.setattr(rle, "SCALAR_RUNS", 10**9)
+    scalar = RleBitPackedHybrid.decode(data, width, len(values))
+    assert bulk[1] == scalar[1] == len(data)
+    np.testing.assert_array_equal(bulk[0], values)
+    np.testing.assert_array_equal(scalar[0], values)
+    for count in (0, 1, 7, 9, 1000, 19_999):  # stopping inside a run
+        np.testing.assert_array_equal(RleBitPackedHybrid.decode(data, width, count)[0], values[:count])
+
+
+def test_bulk_run_parser_rejects_truncation_and_garbage():
+    values = _many_runs(3, 3, 3000)
+    data = RleBitPackedHybrid.encode(values, 3)
+    for cut in range(0, len(data), 7):
+        with pytest.raises(DecodingError):
+            RleBitPackedHybrid.decode(data[:cut], 3, len(values))
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        noisy = bytearray(data)
+        noisy[rng.integers(len(noisy))] ^= 1 << int(rng.integers(8))
+        try:
+            out, used = RleBitPackedHybrid.decode(bytes(noisy), 3, len(values))
+        except DecodingError:
+            continue
+        assert len(out) == len(values) and used <= len(noisy)
+        assert int(out.max()) < 8
+
+
+def test_varints_at_every_position():
+    from parquet_codec.encodings.rle import _varints
+
+    data = np.frombuffer(bytes([0x05, 0x81, 0x01, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x80]), dtype=np.uint8)
+    value, length = _varints(data)
+    assert (int(value[0]), int(length[0])) == (5, 1)
+    assert (int(value[1]), int(length[1])) == (129, 2)
+    assert int(length[3]) == 0  # more than five bytes
+    assert int(length[8]) == 0  # continuation bit on the last byte of the data
+    assert int(length[7]) == 0  # 0xFF 0x80: ends inside the data? no: continues past it
