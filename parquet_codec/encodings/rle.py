@@ -27,14 +27,12 @@ from parquet_codec.encodings.bitpack import (
     unpack,
 )
 from parquet_codec.encodings.byte_arrays import gather_ranges
-from parquet_codec.encodings.varint import Buffer, decoding_error, encode_uleb128, read_uleb128, views
+from parquet_codec.encodings.varint import Buffer, decoding_error, encode_uleb128_array, read_uleb128, views
 
 _RLE = "RLE"
 _BIT_PACKED = "BIT_PACKED"
 #: Spec: run lengths must lie in [1, 2**31 - 1] so readers can hold them in an int32.
 MAX_RUN_LENGTH = (1 << 31) - 1
-#: Runs of at least this many equal values are written as RLE runs.
-MIN_REPEAT_RUN = 8
 
 
 #: Run headers read one by one before switching to the vectorized parser.
@@ -97,16 +95,24 @@ class RleBitPackedHybrid:
 
     @staticmethod
     def encode(values: object, bit_width: int, *, length_prefixed: bool = False) -> bytes:
-        """Encode non-negative integers below ``2**bit_width``.
+        """Encode non-negative integers below ``2**bit_width`` (0..64 bits).
 
-        Runs of at least 8 equal values become RLE runs; everything between
-        them is bit-packed in groups of 8 (the group before a run borrows
-        values from the run's start, the final group is zero-padded).
+        Runs of at least :func:`min_rle_run` equal values become RLE runs;
+        everything between them is bit-packed in groups of 8 (the group
+        before a run borrows values from the run's start, the final group is
+        zero-padded). No Python loop runs per run: runs are found, literals
+        packed and headers interleaved with array operations.
         """
         if not 0 <= bit_width <= MAX_BIT_WIDTH:
             raise ValueError(f"bit width {bit_width} outside 0..{MAX_BIT_WIDTH}")
-        v = as_unsigned(values, bit_width)
-        body = b"".join(_encode_runs(v, bit_width))
+        v = np.asarray(values)
+        if v.dtype.kind != "u" or v.ndim != 1:
+            v = as_unsigned(v, bit_width)
+        elif v.size and bit_width < 64 and int(v.max()) >> bit_width:
+            raise ValueError(f"value {int(v.max())} does not fit in {bit_width} bits")
+        if len(v) > MAX_RUN_LENGTH:
+            raise ValueError(f"{len(v)} values exceed what one hybrid stream may hold")
+        body = _encode(v, bit_width) if len(v) else b""
         return len(body).to_bytes(4, "little") + body if length_prefixed else body
 
 
@@ -297,56 +303,76 @@ def _materialize(arr: np.ndarray, bit_width: int, count: int, runs: _Runs) -> np
     return out
 
 
-def _plan_runs(v: np.ndarray) -> list[tuple[bool, int, int]]:
-    """Split values into (is_rle, start, stop) segments; bit-packed ones hold whole groups of 8."""
-    n = len(v)
-    boundaries = np.flatnonzero(v[1:] != v[:-1]) + 1
-    starts = np.concatenate(([0], boundaries))
-    stops = np.concatenate((boundaries, [n]))
-    long_runs = (stops - starts) >= MIN_REPEAT_RUN
-    plan: list[tuple[bool, int, int]] = []
-    pos = 0
-    for start, stop in zip(starts[long_runs].tolist(), stops[long_runs].tolist(), strict=True):
-        # Pad the literal before the run to whole groups with the run's first values.
-        packed_stop = pos + -(-(start - pos) // 8) * 8
-        if stop - packed_stop < MIN_REPEAT_RUN:
-            continue  # too little of the run would be left: keep it in the literal
-        if packed_stop > pos:
-            plan.append((False, pos, packed_stop))
-        plan.append((True, packed_stop, stop))
-        pos = stop
-    if pos < n:
-        plan.append((False, pos, n))
-    return plan
-
-
-def _encode_runs(v: np.ndarray, bit_width: int) -> list[bytes]:
-    if len(v) == 0:
-        return []
-    plan = _plan_runs(v)
-    literal = [v[a:b] for is_rle, a, b in plan if not is_rle]
-    packed = pack(np.concatenate(literal), bit_width) if literal else b""
+def min_rle_run(bit_width: int) -> int:
+    """Shortest run written as an RLE run: where its header (about 2 bytes plus
+    the value) costs less than bit-packing it."""
+    if bit_width == 0:  # every value is 0: one RLE run says it all
+        return 1
     value_bytes = (bit_width + 7) // 8
-    pieces: list[bytes] = []
-    cursor = 0  # byte position in `packed`
-    for is_rle, a, b in plan:
-        if is_rle:
-            value = int(v[a]).to_bytes(value_bytes, "little")
-            for chunk in _chunks(b - a, MAX_RUN_LENGTH):
-                pieces += (encode_uleb128(chunk << 1), value)
-            continue
-        for chunk in _chunks(b - a, MAX_RUN_LENGTH // 8 * 8):
-            groups = -(-chunk // 8)
-            size = groups * bit_width
-            body = packed[cursor : cursor + size]
-            pieces += (encode_uleb128(groups << 1 | 1), body + bytes(size - len(body)))
-            cursor += size
-    return pieces
+    return max(16, -(-8 * (3 + value_bytes) // bit_width))
 
 
-def _chunks(total: int, limit: int) -> list[int]:
-    """``total`` split into pieces of at most ``limit``."""
-    return [limit] * (total // limit) + ([total % limit] if total % limit else [])
+def _encode(v: np.ndarray, bit_width: int) -> bytes:
+    n = len(v)
+    value_bytes = (bit_width + 7) // 8
+    change = np.flatnonzero(v[1:] != v[:-1]) + 1
+    starts = np.concatenate(([0], change))
+    stops = np.concatenate((change, [n]))
+    long = (stops - starts) >= min_rle_run(bit_width)
+    run_starts, run_stops = starts[long], stops[long]
+    # Literal k runs from the end of run k-1 to the start of run k, padded up to
+    # whole groups of 8 with the run's first values.
+    prev_stop = np.concatenate(([0], run_stops))[:-1]
+    lit_len = -(-(run_starts - prev_stop) // 8) * 8
+    rle_start = prev_stop + lit_len
+    rle_len = run_stops - rle_start
+    tail_start = int(run_stops[-1]) if len(run_stops) else 0
+    tail_len = n - tail_start
+    tail_groups = -(-tail_len // 8)
+
+    lit_from = np.concatenate((prev_stop, [tail_start]))
+    lit_count = np.concatenate((lit_len, [tail_len]))
+    literal_values = v[_spans(lit_from, lit_count)]
+    if bit_width == 1:  # numpy's own bit packer is much faster for the common 0/1 levels
+        packed = np.packbits(literal_values.astype(bool), bitorder="little")
+    else:
+        packed = np.frombuffer(pack(literal_values, bit_width), dtype=np.uint8)
+    tail_bytes = tail_groups * bit_width
+    body_bytes = np.concatenate((lit_len // 8 * bit_width, [tail_bytes]))
+    missing = int(body_bytes.sum()) - len(packed)  # zero padding of the tail's last group
+    if missing > 0:
+        packed = np.concatenate((packed, np.zeros(missing, dtype=np.uint8)))
+
+    groups = np.concatenate((lit_len // 8, [tail_groups])).astype(np.uint64)
+    lit_headers, encoded_len = encode_uleb128_array(groups << np.uint64(1) | np.uint64(1))
+    lit_header_at = np.cumsum(encoded_len) - encoded_len
+    lit_header_len = np.where(lit_count > 0, encoded_len, 0)  # empty literals get no header
+    rle_headers, rle_header_len = encode_uleb128_array(rle_len.astype(np.uint64) << np.uint64(1))
+    rle_values = v[rle_start].astype("<u8").view(np.uint8).reshape(-1, 8)[:, :value_bytes].reshape(-1)
+
+    source = np.concatenate((lit_headers, packed, rle_headers, rle_values))
+    base_packed = len(lit_headers)
+    base_rle = base_packed + len(packed)
+    base_values = base_rle + len(rle_headers)
+    body_at = base_packed + np.cumsum(body_bytes) - body_bytes
+    rle_header_at = base_rle + np.cumsum(rle_header_len) - rle_header_len
+    k = len(rle_len)
+    piece_start = np.stack((lit_header_at[:k], body_at[:k], rle_header_at,
+                            base_values + np.arange(k, dtype=np.int64) * value_bytes), axis=1).reshape(-1)
+    piece_len = np.stack((lit_header_len[:k], body_bytes[:k], rle_header_len,
+                          np.full(k, value_bytes, dtype=np.int64)), axis=1).reshape(-1)
+    piece_start = np.concatenate((piece_start, [lit_header_at[k], body_at[k]]))
+    piece_len = np.concatenate((piece_len, [lit_header_len[k], body_bytes[k]]))
+    return gather_ranges(source, piece_start, piece_len)[1].tobytes()
+
+
+def _spans(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Positions ``starts[i] .. starts[i] + lengths[i] - 1`` for all ``i``, concatenated."""
+    lengths = np.asarray(lengths, dtype=np.int64)
+    total = int(lengths.sum())
+    first = np.cumsum(lengths) - lengths
+    return np.repeat(np.asarray(starts, dtype=np.int64) - first, lengths) + np.arange(total, dtype=np.int64)
+
 
 
 class BitPacked:

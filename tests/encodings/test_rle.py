@@ -27,19 +27,29 @@ def test_length_prefix():
 
 
 def test_rle_runs():
-    # rle-header = 10 << 1, then the value 5 in ceil(3 / 8) = 1 byte.
-    assert encode([5] * 10, 3) == bytes([20, 5])
+    # rle-header = 20 << 1, then the value 5 in ceil(3 / 8) = 1 byte.
+    assert encode([5] * 20, 3) == bytes([40, 5])
     # A 12-bit value takes two little-endian bytes.
-    assert encode([0xABC] * 8, 12) == bytes([16, 0xBC, 0x0A])
+    assert encode([0xABC] * 16, 12) == bytes([32, 0xBC, 0x0A])
     assert decode(bytes([16, 0xBC, 0x0A]), 12, 8)[0].tolist() == [0xABC] * 8
 
 
+def test_short_runs_stay_bit_packed():
+    from parquet_codec.encodings.rle import min_rle_run
+
+    # A run shorter than min_rle_run costs less inside a bit-packed group than as a run.
+    assert min_rle_run(3) == 16 and min_rle_run(0) == 1
+    encoded = encode([5] * 10, 3)
+    assert encoded[0] == (2 << 1 | 1)  # two bit-packed groups
+    assert decode(encoded, 3, 10)[0].tolist() == [5] * 10
+
+
 def test_runs_and_literals_mixed():
-    values = [5] * 10 + [1, 2, 3]
+    values = [5] * 20 + [1, 2, 3]
     encoded = encode(values, 3)
-    # RLE run of 10, then one group of 8 holding 1, 2, 3 and zero padding.
-    assert encoded == bytes([20, 5, 0x03, 0b11010001, 0, 0])
-    assert decode(encoded, 3, 13)[0].tolist() == values
+    # RLE run of 20, then one group of 8 holding 1, 2, 3 and zero padding.
+    assert encoded == bytes([40, 5, 0x03, 0b11010001, 0, 0])
+    assert decode(encoded, 3, 23)[0].tolist() == values
 
 
 def test_literal_borrows_from_the_following_run():
