@@ -22,11 +22,6 @@ _CREATED_BY = re.compile(r"\s*(\S+)(?:\s+version\s+(\S+))?", re.IGNORECASE)
 MAGIC = b"PAR1"
 ENCRYPTED_MAGIC = b"PARE"
 _TAIL = 64 * 1024
-_ROW_GROUPS_FIELD = 4
-
-# Compact-protocol wire types (Thrift compact protocol specification).
-_BOOL_TRUE, _BOOL_FALSE, _BYTE, _I16, _I32, _I64, _DOUBLE, _BINARY, _LIST, _SET, _MAP, _STRUCT = range(1, 13)
-_MAX_DEPTH = 64
 
 
 class FileMetadata:
@@ -40,7 +35,7 @@ class FileMetadata:
         self._reader = StructReader(data, base_offset)
         self._top, end = self._reader.read(FileMetaData, 0, skip=("row_groups",))
         self.size = end
-        self._row_group_starts = self._locate_row_groups()
+        self._row_group_starts = self._reader.list_field_starts(FileMetaData, "row_groups", RowGroup)
         self._row_groups: dict[int, RowGroup] = {}
         self._validate()
 
@@ -111,82 +106,7 @@ class FileMetadata:
         top.row_groups = [self.row_group(i) for i in range(self.num_row_groups)]
         return top
 
-    # Locating and checking -----------------------------------------------
-    def _locate_row_groups(self) -> list[int]:
-        """Walk the top-level fields to the row_groups list and measure each element."""
-        data = self._reader._data
-        pos, field_id = 0, 0
-        while True:
-            if pos >= len(data):
-                raise MetadataError("FileMetaData runs past the end of the footer",
-                                    file_offset=self._reader.base_offset + pos)
-            header = data[pos]
-            pos += 1
-            wire = header & 0x0F
-            if wire == 0:
-                raise MetadataError("FileMetaData has no row_groups field")
-            delta = header >> 4
-            if delta:
-                field_id += delta
-            else:
-                raw, pos = _varint(data, pos, self._reader.base_offset)
-                field_id = (raw >> 1) ^ -(raw & 1)
-            if field_id == _ROW_GROUPS_FIELD and wire == _LIST:
-                return self._reader.list_elements(RowGroup, pos)[1]
-            pos = self._skip(wire, pos, 0)
-
-    def _skip(self, wire: int, pos: int, depth: int) -> int:
-        """Skip one compact-protocol value (pure Python; used on the few top-level fields)."""
-        data, base = self._reader._data, self._reader.base_offset
-        if depth > _MAX_DEPTH:
-            raise MetadataError("metadata nested too deeply", file_offset=base + pos)
-        if wire in (_BOOL_TRUE, _BOOL_FALSE):
-            return pos
-        if wire == _BYTE:
-            return pos + 1
-        if wire in (_I16, _I32, _I64):
-            return _varint(data, pos, base)[1]
-        if wire == _DOUBLE:
-            return pos + 8
-        if wire == _BINARY:
-            length, pos = _varint(data, pos, base)
-            return pos + length
-        if wire in (_LIST, _SET):
-            header = data[pos] if pos < len(data) else 0
-            size, pos = header >> 4, pos + 1
-            if size == 15:
-                size, pos = _varint(data, pos, base)
-            if size > len(data) - pos:
-                raise MetadataError("list longer than the footer", file_offset=base + pos)
-            element = header & 0x0F
-            if element in (_BOOL_TRUE, _BOOL_FALSE):  # list booleans take one byte each
-                return pos + size
-            for _ in range(size):
-                pos = self._skip(element, pos, depth + 1)
-            return pos
-        if wire == _STRUCT:
-            while True:
-                if pos >= len(data):
-                    raise MetadataError("struct runs past the end of the footer", file_offset=base + pos)
-                header = data[pos]
-                pos += 1
-                if header == 0:
-                    return pos
-                if not header >> 4:
-                    pos = _varint(data, pos, base)[1]
-                pos = self._skip(header & 0x0F, pos, depth + 1)
-        if wire == _MAP:
-            size, pos = _varint(data, pos, base)
-            if size == 0:
-                return pos
-            kinds = data[pos] if pos < len(data) else 0
-            pos += 1
-            for _ in range(size):
-                pos = self._skip(kinds >> 4, pos, depth + 1)
-                pos = self._skip(kinds & 0x0F, pos, depth + 1)
-            return pos
-        raise MetadataError(f"unknown compact-protocol type {wire}", file_offset=base + pos)
-
+    # Checking -------------------------------------------------------------
     def _validate(self) -> None:
         top = self._top
         if top.schema is None or not top.schema:
@@ -203,19 +123,6 @@ class FileMetadata:
                 f"row group has {len(group.columns)} column chunks, the schema has {expected} columns",
                 row_group=index,
             )
-
-
-def _varint(data: bytes, pos: int, base: int) -> tuple[int, int]:
-    result = shift = 0
-    while True:
-        if pos >= len(data) or shift > 63:
-            raise MetadataError("malformed varint in footer", file_offset=base + pos)
-        byte = data[pos]
-        result |= (byte & 0x7F) << shift
-        pos += 1
-        shift += 7
-        if not byte & 0x80:
-            return result, pos
 
 
 def read_footer(source: ByteSource, decryption: object | None = None) -> FileMetadata:

@@ -141,6 +141,91 @@ class StructReader:
             ) from None
         return obj, buffer.tell()
 
+    def list_field_starts(self, cls: type, field: str, element: type, pos: int = 0) -> list[int]:
+        """Start positions of the elements of the ``list<element>`` field named
+        ``field`` of the ``cls`` struct at ``pos``, walking only the struct's
+        top-level fields (each skipped without decoding)."""
+        wanted = next((e[0] for e in cls.thrift_spec if e is not None and e[2] == field), None)
+        if wanted is None:
+            raise ValueError(f"{cls.__name__} has no field {field!r}")
+        data, field_id = self._data, 0
+        while True:
+            if pos >= len(data):
+                raise MetadataError(f"{cls.__name__} runs past the end of its bytes", file_offset=self.base_offset + pos)
+            header = data[pos]
+            pos += 1
+            wire = header & 0x0F
+            if wire == _STOP:
+                raise MetadataError(f"{cls.__name__} has no {field} field", file_offset=self.base_offset + pos)
+            if header >> 4:
+                field_id += header >> 4
+            else:
+                raw, pos = _read_varint(data, pos, self.base_offset)
+                field_id = (raw >> 1) ^ -(raw & 1)
+            if field_id == wanted and wire == _LIST:
+                return self.list_elements(element, pos)[1]
+            pos = self._skip(wire, pos, 0)
+
+    def _skip(self, wire: int, pos: int, depth: int) -> int:
+        """Skip one compact-protocol value (pure Python, for a struct's few top-level fields)."""
+        data, base = self._data, self.base_offset
+        if depth > _MAX_SKIP_DEPTH or pos > len(data):
+            raise MetadataError("metadata nested too deeply or truncated", file_offset=base + pos)
+        if wire in (_BOOL_TRUE, _BOOL_FALSE):
+            return pos
+        if wire in _FIXED_SIZES:
+            return pos + _FIXED_SIZES[wire]
+        if wire in (_I16, _I32, _I64):
+            return _read_varint(data, pos, base)[1]
+        if wire == _BINARY:
+            length, pos = _read_varint(data, pos, base)
+            return pos + length
+        if wire in (_LIST, _SET):
+            return self._skip_list(pos, depth)
+        if wire == _STRUCT:
+            return self._skip_struct(pos, depth)
+        if wire == _MAP:
+            size, pos = _read_varint(data, pos, base)
+            if size == 0:
+                return pos
+            if size > len(data) - pos or pos >= len(data):
+                raise MetadataError("map longer than its bytes", file_offset=base + pos)
+            kinds, pos = data[pos], pos + 1
+            for _ in range(size):
+                pos = self._skip(kinds & 0x0F, self._skip(kinds >> 4, pos, depth + 1), depth + 1)
+            return pos
+        raise MetadataError(f"unknown compact-protocol type {wire}", file_offset=base + pos)
+
+    def _skip_list(self, pos: int, depth: int) -> int:
+        data, base = self._data, self.base_offset
+        if pos >= len(data):
+            raise MetadataError("list header runs past the end", file_offset=base + pos)
+        header = data[pos]
+        size, pos = header >> 4, pos + 1
+        if size == 15:
+            size, pos = _read_varint(data, pos, base)
+        if size > len(data) - pos:
+            raise MetadataError("list longer than its bytes", file_offset=base + pos)
+        element = header & 0x0F
+        if element in (_BOOL_TRUE, _BOOL_FALSE):  # list booleans take one byte each
+            return pos + size
+        for _ in range(size):
+            pos = self._skip(element, pos, depth + 1)
+        return pos
+
+    def _skip_struct(self, pos: int, depth: int) -> int:
+        data = self._data
+        while True:
+            if pos >= len(data):
+                raise MetadataError("struct runs past the end", file_offset=self.base_offset + pos)
+            header = data[pos]
+            pos += 1
+            if header == _STOP:
+                return pos
+            if not header >> 4:
+                pos = _read_varint(data, pos, self.base_offset)[1]
+            pos = self._skip(header & 0x0F, pos, depth + 1)
+
     def list_elements(self, cls: type, pos: int) -> tuple[int, list[int]]:
         """Element start positions of a compact-protocol ``list<cls>`` at ``pos``, and its end."""
         data = self._data
@@ -150,7 +235,7 @@ class StructReader:
         size, pos = header >> 4, pos + 1
         if size == 15:
             size, pos = _read_varint(data, pos, self.base_offset)
-        if header & 0x0F != 12:
+        if header & 0x0F != _STRUCT:
             raise MetadataError(f"expected a list of {cls.__name__} structs", file_offset=self.base_offset + pos)
         if size > len(data) - pos:
             raise MetadataError(f"list of {size} {cls.__name__} in {len(data) - pos} bytes",
@@ -160,6 +245,13 @@ class StructReader:
             starts.append(pos)
             pos = self.skip(cls, pos)
         return pos, starts
+
+
+# Compact-protocol wire types (Thrift compact protocol specification).
+_STOP = 0
+_BOOL_TRUE, _BOOL_FALSE, _BYTE, _I16, _I32, _I64, _DOUBLE, _BINARY, _LIST, _SET, _MAP, _STRUCT = range(1, 13)
+_FIXED_SIZES = {_BYTE: 1, _DOUBLE: 8}
+_MAX_SKIP_DEPTH = 64
 
 
 def _read_varint(data: bytes, pos: int, base: int) -> tuple[int, int]:
