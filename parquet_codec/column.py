@@ -8,6 +8,7 @@ every page is dictionary-encoded.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,10 +26,18 @@ from parquet_codec.encodings import (
     gather,
 )
 from parquet_codec.errors import CorruptFileError, DecodingError, ParquetError, UnsupportedError
-from parquet_codec.format.ttypes import ColumnChunk, ColumnMetaData, Encoding, PageType, Type
+from parquet_codec.format.ttypes import ColumnChunk, ColumnMetaData, Encoding, PageLocation, PageType, Type
 from parquet_codec.io import ByteSource
 from parquet_codec.levels import LEVEL_DTYPE, LeafData
-from parquet_codec.page import DataPage, RawPage, iter_pages, read_data_page, read_dictionary_page, verify_crc
+from parquet_codec.page import (
+    DataPage,
+    RawPage,
+    iter_page_run,
+    iter_pages,
+    read_data_page,
+    read_dictionary_page,
+    verify_crc,
+)
 from parquet_codec.schema import SchemaNode
 
 _DICTIONARY_ENCODINGS = (Encoding.PLAIN_DICTIONARY, Encoding.RLE_DICTIONARY)
@@ -89,6 +98,42 @@ def read_column_chunk(
         reader.add(page)
     return reader.finish(meta.num_values)
 
+
+
+def read_column_pages(
+    source: ByteSource, chunk: ColumnChunk, leaf: SchemaNode, page_locations: Sequence[PageLocation],
+    pages: Sequence[int] | np.ndarray, *, verify_checksums: bool = True,
+) -> LeafData:
+    """Decode only the data pages ``pages`` (indices into an OffsetIndex's
+    ``page_locations``, ascending) and the dictionary page (PageIndex.md: the
+    OffsetIndex lists data pages only; whatever precedes the first one in the
+    chunk is the dictionary page). Adjacent pages are fetched as one byte range.
+    The result holds the levels and values of those pages' rows, in order.
+    Plaintext chunks only: encrypted pages need their ordinal in the chunk."""
+    meta = chunk.meta_data
+    if meta is None:
+        raise CorruptFileError("column chunk has no metadata")
+    _check_meta(meta, leaf)
+    reader = _ChunkReader(leaf, meta.codec, verify_checksums)
+    idx = np.asarray(pages, dtype=np.int64)
+    if not len(idx) or meta.num_values == 0:
+        return empty_leaf(leaf)
+    start, _ = chunk_range(meta, source.size)
+    first = page_locations[0].offset
+    dictionary = 1 if first > start else 0
+    if dictionary:
+        for page in iter_page_run(source.read(start, first - start), start):
+            reader.add(page)
+    offsets = np.array([loc.offset for loc in page_locations], dtype=np.int64)
+    sizes = np.array([loc.compressed_page_size for loc in page_locations], dtype=np.int64)
+    # Runs of consecutive page indices are contiguous in the file: one read each.
+    breaks = np.flatnonzero(np.diff(idx) != 1) + 1
+    for run in np.split(idx, breaks):
+        a, b = int(run[0]), int(run[-1])
+        begin, end = int(offsets[a]), int(offsets[b] + sizes[b])
+        for page in iter_page_run(source.read(begin, end - begin), begin, a + dictionary):
+            reader.add(page)
+    return reader.finish(reader.num_values)
 
 def _check_meta(meta: ColumnMetaData, leaf: SchemaNode) -> None:
     if meta.type != leaf.physical_type:
@@ -213,4 +258,4 @@ def _as_array(values: np.ndarray | ByteArrays) -> Array:
     return PrimitiveArray.of(values)
 
 
-__all__ = ["LEGACY_DICTIONARY_PADDING", "chunk_range", "empty_leaf", "read_column_chunk"]
+__all__ = ["LEGACY_DICTIONARY_PADDING", "chunk_range", "empty_leaf", "read_column_chunk", "read_column_pages"]

@@ -17,7 +17,6 @@ import numpy as np
 
 from parquet_codec import compression
 from parquet_codec.encodings.rle import BitPacked, RleBitPackedHybrid
-from parquet_codec.encodings.rle_writer import encode_hybrid
 from parquet_codec.errors import (
     ChecksumError,
     CorruptFileError,
@@ -81,24 +80,41 @@ def iter_pages(chunk: memoryview, chunk_offset: int, num_values: int, decryptor:
             raise CorruptFileError(
                 f"column chunk ends after {seen} of {num_values} values", file_offset=chunk_offset + pos
             )
-        if decryptor is None:
-            header, used = read_page_header(chunk, pos)
-        else:
-            header, used = decryptor.read_page_header(chunk, pos, ordinal)
-        offset = chunk_offset + pos
-        _check_header(header, ordinal, offset)
-        body_start = pos + used
-        body_end = body_start + header.compressed_page_size
-        if body_end > len(chunk):
-            raise CorruptFileError(
-                f"page of {header.compressed_page_size} bytes runs past the end of the column chunk",
-                page=ordinal,
-                file_offset=offset,
-            )
-        page = RawPage(header, ordinal, offset, chunk[body_start:body_end])
-        seen += _level_count(header)
+        page, pos = _page_at(chunk, pos, chunk_offset, ordinal, decryptor)
+        seen += _level_count(page.header)
         yield page
-        pos, ordinal = body_end, ordinal + 1
+        ordinal += 1
+
+
+def iter_page_run(run: memoryview, run_offset: int, first_ordinal: int = 0) -> Iterator[RawPage]:
+    """Every page of ``run``: whole pages fetched by byte range (as an
+    OffsetIndex locates them, PageIndex.md), starting at file offset
+    ``run_offset``; ``first_ordinal`` numbers the first for error messages."""
+    pos, ordinal = 0, first_ordinal
+    while pos < len(run):
+        page, pos = _page_at(run, pos, run_offset, ordinal, None)
+        yield page
+        ordinal += 1
+
+
+def _page_at(chunk: memoryview, pos: int, chunk_offset: int, ordinal: int, decryptor: object | None
+             ) -> tuple[RawPage, int]:
+    """The page whose header starts at ``pos``, and the position after its body."""
+    if decryptor is None:
+        header, used = read_page_header(chunk, pos)
+    else:
+        header, used = decryptor.read_page_header(chunk, pos, ordinal)
+    offset = chunk_offset + pos
+    _check_header(header, ordinal, offset)
+    body_start = pos + used
+    body_end = body_start + header.compressed_page_size
+    if body_end > len(chunk):
+        raise CorruptFileError(
+            f"page of {header.compressed_page_size} bytes runs past the end of the column chunk",
+            page=ordinal,
+            file_offset=offset,
+        )
+    return RawPage(header, ordinal, offset, chunk[body_start:body_end]), body_end
 
 
 def read_page_header(chunk: memoryview, pos: int) -> tuple[PageHeader, int]:
@@ -252,6 +268,7 @@ __all__ = [
     "DataPage",
     "RawPage",
     "decompress_body",
+    "iter_page_run",
     "iter_pages",
     "read_data_page",
     "read_dictionary_page",
@@ -288,7 +305,7 @@ def encode_levels(levels: np.ndarray | None, max_level: int, *, length_prefixed:
     empty when the column has no such levels."""
     if max_level == 0 or levels is None:
         return b""
-    return encode_hybrid(levels, max_level.bit_length(), length_prefixed=length_prefixed)
+    return RleBitPackedHybrid.encode(levels, max_level.bit_length(), length_prefixed=length_prefixed)
 
 
 def _finish(header: PageHeader, body: bytes, uncompressed_body: int, checksum: bool) -> PageOut:

@@ -21,8 +21,10 @@ from parquet_codec.errors import DecryptionError, ParquetError, SchemaError, Uns
 from parquet_codec.format.ttypes import ColumnIndex, OffsetIndex
 from parquet_codec.io import ByteSource, Source, open_source
 from parquet_codec.levels import assemble
+from parquet_codec.limits import memory_budget
 from parquet_codec.metadata import FileMetadata, read_footer
 from parquet_codec.offset_index import read_offset_index
+from parquet_codec.scan import ReadPlan, Scanner
 from parquet_codec.schema import Schema
 from parquet_codec.table import Table
 from parquet_codec.types import logical_info
@@ -37,11 +39,15 @@ class ParquetFile:
     ``verify_checksums`` checks the CRC-32 of every page that carries one.
     ``decryption`` opens encrypted files: crypto.FileDecryptionProperties, or a
     crypto.CryptoFactory (key material resolved for this file).
+    ``memory_limit`` caps the bytes one read may allocate for sizes the file
+    declares (limits.memory_budget); past it a ResourceLimitError is raised.
     """
 
-    def __init__(self, source: Source, *, verify_checksums: bool = True, decryption: object | None = None) -> None:
+    def __init__(self, source: Source, *, verify_checksums: bool = True, decryption: object | None = None,
+                 memory_limit: int | None = None) -> None:
         self._source: ByteSource = open_source(source)
         self.verify_checksums = verify_checksums
+        self.memory_limit = memory_limit
         try:
             if decryption is not None:
                 from parquet_codec.crypto import resolve_decryption
@@ -74,12 +80,24 @@ class ParquetFile:
         schema = self._projection(columns)
         return Table(schema, self._read_arrays(index, schema), self.metadata.row_group(index).num_rows)
 
-    def read(self, columns: Sequence[str] | None = None) -> Table:
-        """Every row group, as one Table."""
-        return self.read_row_groups(range(self.num_row_groups), columns)
+    def read(self, columns: Sequence[str] | None = None, filters: object = None) -> Table:
+        """Every row group, as one Table; with ``filters`` (pyarrow's form, see
+        :mod:`parquet_codec.predicate`) only the matching rows, in file order."""
+        return self.read_row_groups(range(self.num_row_groups), columns, filters)
 
-    def read_row_groups(self, indices: Iterable[int], columns: Sequence[str] | None = None) -> Table:
+    def read_row_groups(self, indices: Iterable[int], columns: Sequence[str] | None = None,
+                        filters: object = None) -> Table:
+        with memory_budget(self.memory_limit):
+            return self._read_row_groups(indices, columns, filters)
+
+    def _read_row_groups(self, indices: Iterable[int], columns: Sequence[str] | None, filters: object) -> Table:
         schema = self._projection(columns)
+        if filters is not None:
+            # Pruned by statistics, bloom filters and the page index, then filtered exactly (scan.py).
+            tables = list(Scanner(self, schema, filters).tables(indices))
+            if tables:
+                return tables[0] if len(tables) == 1 else Table.concat(tables)
+            indices = []
         parts = [self._read_arrays(i, schema) for i in indices]
         rows = sum(self.metadata.row_group(i).num_rows for i in indices) if parts else 0
         if not parts:
@@ -92,14 +110,26 @@ class ParquetFile:
         batch_size: int = DEFAULT_BATCH_SIZE,
         columns: Sequence[str] | None = None,
         row_groups: Iterable[int] | None = None,
+        filters: object = None,
     ) -> Iterator[Table]:
-        """Tables of at most ``batch_size`` rows; one row group is decoded at a time."""
+        """Tables of at most ``batch_size`` rows; one row group is decoded at a time.
+        With ``filters``, only matching rows (row groups without any are skipped)."""
         if batch_size <= 0:
             raise ValueError(f"batch_size must be positive, got {batch_size}")
-        for index in range(self.num_row_groups) if row_groups is None else row_groups:
-            table = self.read_row_group(index, columns)
+        indices = range(self.num_row_groups) if row_groups is None else row_groups
+        if filters is not None:
+            tables: Iterable[Table] = Scanner(self, self._projection(columns), filters).tables(indices)
+        else:
+            tables = (self.read_row_group(index, columns) for index in indices)
+        for table in tables:
             for start in range(0, table.num_rows, batch_size):
                 yield table.slice(start, batch_size)
+
+    def plan(self, filters: object, columns: Sequence[str] | None = None) -> ReadPlan:
+        """What ``read(columns, filters)`` would fetch, and why: row groups kept
+        or skipped (statistics, bloom filter, page index), per column the pages
+        kept and the bytes to fetch. ``str(plan)`` prints it as a table."""
+        return Scanner(self, self._projection(columns), filters).plan()
 
     # ------------------------------------------------------------------
     def _projection(self, columns: Sequence[str] | None) -> Schema:
@@ -117,6 +147,10 @@ class ParquetFile:
         return self.schema.project(leaves)
 
     def _read_arrays(self, index: int, schema: Schema) -> dict[str, Array]:
+        with memory_budget(self.memory_limit):
+            return self._read_group_arrays(index, schema)
+
+    def _read_group_arrays(self, index: int, schema: Schema) -> dict[str, Array]:
         group = self.metadata.row_group(index)
         arrays: dict[str, Array] = {}
         for field in schema.fields:
@@ -216,22 +250,34 @@ class ParquetFile:
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
+    @cached_property
+    def spark_schema(self) -> Any:
+        """Spark's schema (spark.SparkSchema) from the footer's
+        ``org.apache.spark.sql.parquet.row.metadata`` entry, or None without one."""
+        from parquet_codec.spark import read_spark_schema
+
+        return read_spark_schema(self.metadata.key_value_metadata)
+
 
 def _empty(field: Any) -> Array:
     """A zero-row array of ``field``'s shape."""
     return assemble(field, {node.path: empty_leaf(node) for node in field.leaf_nodes()})
 
 
-def read_table(source: Source, columns: Sequence[str] | None = None, *, verify_checksums: bool = True,
-               decryption: object | None = None) -> Table:
+def read_table(source: Source, columns: Sequence[str] | None = None, filters: object = None, *,
+               verify_checksums: bool = True, decryption: object | None = None,
+               memory_limit: int | None = None) -> Table:
     """Read a whole file (or the named columns) into a Table.
 
     As in ``pyarrow.parquet.read_table``, ``columns`` come back in the order
     given, and a dotted name of a field inside structs ("a.b") is a column of
     its own (``ParquetFile.read`` instead keeps file order and nesting).
-    ``decryption``: see :class:`ParquetFile`."""
-    with ParquetFile(source, verify_checksums=verify_checksums, decryption=decryption) as pf:
-        table = pf.read(columns)
+    ``decryption``: see :class:`ParquetFile`. ``filters``: pyarrow's form
+    (``[("x", ">", 5)]``, lists of such lists for OR); see :mod:`parquet_codec.predicate`.
+    ``memory_limit``: see :class:`ParquetFile`."""
+    with ParquetFile(source, verify_checksums=verify_checksums, decryption=decryption,
+                     memory_limit=memory_limit) as pf:
+        table = pf.read(columns, filters)
     return table if columns is None else table.select(list(columns))
 
 

@@ -1,0 +1,373 @@
+"""Row filters in pyarrow's form, and the places they are evaluated.
+
+The model (:class:`Predicate`, :class:`Filter`) knows nothing about files:
+a filter is an OR of AND lists of ``(column, op, value)`` as
+``pyarrow.parquet.read_table(filters=...)`` takes them. Evaluation happens at
+four levels, each a function of its own, each allowed to answer "maybe" but
+never to drop a row that matches (BloomFilter.md, PageIndex.md):
+
+(a) :func:`statistics_might_match` - a column chunk's min/max/null_count;
+(b) :func:`bloom_might_match` - its split-block bloom filter (``==``/``in``);
+(c) :func:`page_index_rows` - the rows of the pages a ColumnIndex keeps;
+(d) :func:`parquet_codec.row_filter.rows_match` - exact, on decoded values.
+
+Semantics follow pyarrow's filters: nulls never satisfy a comparison; a null
+is ``in`` a set holding None and ``not in`` one that does not; set
+membership (``in`` / ``not in``) compares floats as stored, so NaN is in a set
+holding NaN and -0.0 is not in {0.0}, while ``==`` is IEEE equality. One
+deliberate difference: ``(col, "==", None)`` means ``is null`` and
+``(col, "!=", None)`` ``is not null`` (pyarrow matches nothing for both);
+``"is null"`` / ``"is not null"`` are accepted as operators too.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+
+import numpy as np
+
+from parquet_codec.bloom import Sbbf
+from parquet_codec.column_index import (
+    EQ,
+    GE,
+    GT,
+    IN,
+    IS_NOT_NULL,
+    IS_NULL,
+    LE,
+    LT,
+    NE,
+    NOT_IN,
+    PageBounds,
+    has_order,
+    value_key,
+)  # fmt: skip
+from parquet_codec.errors import ParquetError, SchemaError
+from parquet_codec.format.ttypes import BoundaryOrder, ColumnIndex, ColumnMetaData, OffsetIndex, Type
+from parquet_codec.offset_index import RowRanges, rows_of_pages
+from parquet_codec.schema import Schema, SchemaNode
+from parquet_codec.statistics import SIGNED, sort_order
+from parquet_codec.types import LogicalInfo, logical_info
+
+COMPARISONS = (EQ, NE, LT, LE, GT, GE)
+_ALIASES = {"=": EQ}
+_ACCEPTED = COMPARISONS + (IN, NOT_IN, IS_NULL, IS_NOT_NULL, "=")
+_CONVERSION_ERRORS = (ParquetError, ValueError, TypeError, OverflowError, ArithmeticError)
+
+
+# ---------------------------------------------------------------- the model
+
+
+@dataclass(frozen=True)
+class Predicate:
+    """``column <op> value``; ``column`` is a dotted leaf path ("s.a" for a struct field).
+    ``op`` is normalized ("=" -> "==", comparisons with None -> "is null" / "is not null");
+    the values of ``in`` / ``not in`` are a tuple."""
+
+    column: str
+    op: str
+    value: object = None
+
+    def __str__(self) -> str:
+        if self.op in (IS_NULL, IS_NOT_NULL):
+            return f"{self.column} {self.op}"
+        value = list(self.value) if isinstance(self.value, tuple) else self.value
+        return f"{self.column} {self.op} {value!r}"
+
+
+@dataclass(frozen=True)
+class Filter:
+    """A disjunction of conjunctions of predicates (pyarrow's DNF filters)."""
+
+    clauses: tuple[tuple[Predicate, ...], ...]
+
+    @property
+    def predicates(self) -> list[Predicate]:
+        return [p for clause in self.clauses for p in clause]
+
+    @property
+    def columns(self) -> list[str]:
+        """The filtered columns, each once, in order of appearance."""
+        return list(dict.fromkeys(p.column for p in self.predicates))
+
+    def might_match(self, test: Callable[[Predicate], bool]) -> bool:
+        """Whether some clause may hold when ``test`` says which predicates may;
+        lazy, so an expensive ``test`` (a bloom filter) runs only when needed."""
+        return any(all(test(p) for p in clause) for clause in self.clauses)
+
+    def row_ranges(self, ranges: Callable[[Predicate], RowRanges], num_rows: int) -> RowRanges:
+        """AND within a clause (intersection), OR across clauses (union)."""
+        out = RowRanges.empty()
+        for clause in self.clauses:
+            rows = RowRanges.all(num_rows)
+            for predicate in clause:
+                rows = rows & ranges(predicate)
+                if not len(rows):
+                    break
+            out = out | rows
+        return out
+
+    def row_mask(self, mask: Callable[[Predicate], np.ndarray], num_rows: int) -> np.ndarray:
+        out = np.zeros(num_rows, dtype=bool)
+        for clause in self.clauses:
+            rows = np.ones(num_rows, dtype=bool)
+            for predicate in clause:
+                rows &= mask(predicate)
+            out |= rows
+        return out
+
+    def __str__(self) -> str:
+        return " OR ".join("(" + " AND ".join(map(str, clause)) + ")" for clause in self.clauses)
+
+
+def parse_filters(filters: object) -> Filter | None:
+    """pyarrow's filter form as a :class:`Filter`; None stays None (no filter).
+
+    ``[("x", ">", 5), ...]`` is one AND list; ``[[...], [...]]`` ORs AND lists.
+    Raises :class:`SchemaError` for a malformed filter."""
+    if filters is None:
+        return None
+    if isinstance(filters, Filter):
+        return filters
+    if isinstance(filters, (str, bytes)) or not isinstance(filters, Sequence) or not filters:
+        raise SchemaError(f"malformed filters {filters!r}: expected a non-empty list of (column, op, value) "
+                          "tuples, or a list of such lists")
+    first = filters[0]
+    if isinstance(first, Sequence) and first and isinstance(first[0], str):
+        filters = [filters]
+    clauses = []
+    for clause in filters:
+        if isinstance(clause, (str, bytes)) or not isinstance(clause, Sequence) or not clause:
+            raise SchemaError(f"malformed filters: {clause!r} is not a non-empty list of (column, op, value)")
+        clauses.append(tuple(_predicate(item) for item in clause))
+    return Filter(tuple(clauses))
+
+
+def _predicate(item: object) -> Predicate:
+    if isinstance(item, (str, bytes)) or not isinstance(item, Sequence) or len(item) != 3:
+        raise SchemaError(f"malformed filter {item!r}: expected (column, op, value)")
+    column, op, value = item
+    if not isinstance(column, str) or not column:
+        raise SchemaError(f"filter column must be a non-empty string, got {column!r}")
+    if not isinstance(op, str) or op.lower() not in _ACCEPTED:
+        raise SchemaError(f"filter operator {op!r} is not one of {list(_ACCEPTED)}")
+    op = _ALIASES.get(op.lower(), op.lower())
+    if op in (IN, NOT_IN):
+        if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+            raise SchemaError(f"{op!r} takes a collection of values, got {value!r}")
+        return Predicate(column, op, tuple(value))
+    if value is None and op in (EQ, NE):
+        op = IS_NULL if op == EQ else IS_NOT_NULL
+    if op in (IS_NULL, IS_NOT_NULL):
+        value = None
+    return Predicate(column, op, value)
+
+
+# ---------------------------------------------------------------- binding to a schema
+
+
+@dataclass(frozen=True)
+class ColumnRef:
+    """A filtered column resolved in a file's schema."""
+
+    leaf: SchemaNode
+    info: LogicalInfo
+
+
+def bind(filt: Filter, schema: Schema) -> dict[str, ColumnRef]:
+    """Resolve every filtered column to its leaf and check every value can be
+    compared with it; :class:`SchemaError` names the first that cannot."""
+    refs: dict[str, ColumnRef] = {}
+    for name in filt.columns:
+        try:
+            leaf = schema.leaf(name)
+        except SchemaError:
+            leaves = [n.dotted_path for n in schema.leaves]
+            raise SchemaError(f"filter column {name!r} is not a leaf column of the file; columns are {leaves}") from None
+        if leaf.max_repetition_level > 0:
+            raise SchemaError(f"filter column {name!r} is inside a list or map; only columns with one value "
+                              "per row (struct fields included) can be filtered")
+        refs[name] = ColumnRef(leaf, logical_info(leaf.element))
+    for predicate in filt.predicates:
+        _check_value(predicate, refs[predicate.column].info)
+    return refs
+
+
+def _check_value(predicate: Predicate, info: LogicalInfo) -> None:
+    op = predicate.op
+    if op in (IS_NULL, IS_NOT_NULL):
+        return
+    if op in (LT, LE, GT, GE) and info.kind in ("interval", "null"):
+        raise SchemaError(f"filter {predicate}: {info.kind} values have no order")
+    values = predicate.value if op in (IN, NOT_IN) else (predicate.value,)
+    for value in values:
+        if value is None:
+            if op not in (IN, NOT_IN):
+                raise SchemaError(f"filter {predicate}: None only means 'is null' with == and !=")
+            continue
+        try:
+            literal_key(value, info)
+        except _CONVERSION_ERRORS as exc:
+            raise SchemaError(f"filter {predicate}: {value!r} cannot be compared with a {_type_name(info)} "
+                              f"column ({exc})") from None
+
+
+def _type_name(info: LogicalInfo) -> str:
+    if info.kind == "timestamp":
+        return f"timestamp[{info.unit}{', UTC' if info.utc else ''}]"
+    if info.kind == "decimal":
+        return f"decimal({info.precision}, {info.scale})"
+    return info.kind
+
+
+def literal_key(value: object, info: LogicalInfo) -> tuple[object, bool]:
+    """A filter value as a key comparable with the column's physical values by
+    its sort order, and whether it is exact. An inexact key is the value
+    rounded down (a timestamp finer than the column's unit, a decimal with
+    more digits than its scale): no stored value equals it, and ``x < value``
+    holds exactly when ``x <= key``. Raises when the value cannot be compared."""
+    if info.kind == "decimal":
+        return _decimal_key(value, info)
+    if info.kind in ("timestamp", "int96") and isinstance(value, _dt.datetime):
+        aware = value.tzinfo is not None and value.utcoffset() is not None
+        if info.kind == "timestamp" and aware != info.utc:
+            # As pyarrow: comparing a UTC instant with a wall-clock time is ambiguous.
+            raise SchemaError("a timezone-aware datetime compares only with a UTC-adjusted timestamp column "
+                              "and a naive one only with a local timestamp column")
+    if info.kind == "float16" and not isinstance(value, (int, float, np.integer, np.floating)):
+        raise SchemaError(f"{value!r} is not a number")
+    if info.kind in ("string", "json") and not isinstance(value, str):
+        raise SchemaError(f"{value!r} is not a str")
+    return value_key(value, info)
+
+
+def _decimal_key(value: object, info: LogicalInfo) -> tuple[int, bool]:
+    """Unscaled integer key, floored: Decimal('1.005') on scale 2 is 100, inexact."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, Decimal)):
+        raise SchemaError(f"{value!r} is not a Decimal, int or float")
+    try:
+        exact = Decimal(value).scaleb(info.scale)
+    except InvalidOperation:
+        raise SchemaError(f"{value!r} is not a number") from None
+    if not exact.is_finite():
+        raise SchemaError(f"{value!r} is not finite")
+    key = math.floor(exact)
+    return key, key == exact
+
+
+# ---------------------------------------------------------------- (a) statistics
+
+
+def trust_bounds(column_orders: list | None, leaf: SchemaNode, info: LogicalInfo) -> bool:
+    """Whether a chunk's min/max may prune. With a TYPE_ORDER column order the
+    bounds follow the column's sort order; without column orders (legacy
+    statistics) only signed numeric bounds are trusted, as parquet-java and
+    Arrow do: old writers compared byte arrays as signed bytes."""
+    if column_orders is not None and leaf.column_index < len(column_orders):
+        return column_orders[leaf.column_index].TYPE_ORDER is not None
+    return sort_order(info) == SIGNED and info.physical_type not in (Type.BYTE_ARRAY, Type.FIXED_LEN_BYTE_ARRAY)
+
+
+def chunk_bounds(meta: ColumnMetaData, info: LogicalInfo, trusted: bool) -> PageBounds | None:
+    """The chunk's statistics as a one-page :class:`PageBounds`, so chunk and
+    page pruning share one set of rules (NaN, inexact values, nulls); None
+    without statistics. Bounds that are missing or not trusted are unusable."""
+    stats = meta.statistics
+    if stats is None or not has_order(info) and stats.null_count is None:
+        return None
+    lo, hi = stats.min_value, stats.max_value
+    if (lo is None or hi is None) and sort_order(info) == SIGNED and \
+            info.physical_type not in (Type.BYTE_ARRAY, Type.FIXED_LEN_BYTE_ARRAY):
+        lo, hi = stats.min, stats.max  # deprecated fields: signed order, right for signed numbers
+    nulls = stats.null_count
+    all_null = nulls is not None and meta.num_values is not None and nulls == meta.num_values > 0
+    usable = trusted and lo is not None and hi is not None and not all_null
+    index = ColumnIndex(
+        null_pages=[all_null], min_values=[bytes(lo) if usable else b""], max_values=[bytes(hi) if usable else b""],
+        boundary_order=BoundaryOrder.UNORDERED, null_counts=None if nulls is None else [nulls],
+        nan_counts=None if stats.nan_count is None else [stats.nan_count],
+    )
+    bounds = PageBounds.from_column_index(index, info)
+    if not usable:
+        bounds.usable = np.zeros(1, dtype=bool)
+    return bounds
+
+
+def bounds_match(bounds: PageBounds, predicate: Predicate) -> np.ndarray:
+    """Per page (or chunk), whether it may hold a row matching ``predicate``.
+    Adds pyarrow's set semantics to :meth:`PageBounds.might_match`: NaN is
+    ``in`` a set holding NaN, and a null is ``not in`` a set without None."""
+    op, value = predicate.op, predicate.value
+    if op == IN and any(_is_nan(v) for v in value):
+        return np.ones(len(bounds), dtype=bool)  # NaN is never a bound
+    if op == NOT_IN:
+        values = [v for v in value if not _is_nan(v)]
+        result = bounds.might_match(NOT_IN, values)
+        return result if None in values else result | bounds.might_match(IS_NULL)
+    return bounds.might_match(op, list(value) if op == IN else value)
+
+
+def _is_nan(value: object) -> bool:
+    return isinstance(value, (float, np.floating)) and math.isnan(value)
+
+
+def statistics_might_match(predicate: Predicate, ref: ColumnRef, meta: ColumnMetaData,
+                           column_orders: list | None) -> bool:
+    """Level (a): False only when the chunk's statistics prove no row matches."""
+    bounds = chunk_bounds(meta, ref.info, trust_bounds(column_orders, ref.leaf, ref.info))
+    if bounds is None:
+        return True
+    try:
+        return bool(bounds_match(bounds, predicate)[0])
+    except _CONVERSION_ERRORS:
+        return True
+
+
+# ---------------------------------------------------------------- (b) bloom filters
+
+
+def uses_bloom_filter(predicate: Predicate) -> bool:
+    """Only equality can be answered by a bloom filter (BloomFilter.md)."""
+    return predicate.op in (EQ, IN)
+
+
+def bloom_might_match(predicate: Predicate, bloom: Sbbf | None) -> bool:
+    """Level (b): False only when the filter proves every value absent."""
+    if bloom is None or not uses_bloom_filter(predicate):
+        return True
+    values = predicate.value if predicate.op == IN else (predicate.value,)
+    if any(v is None or _is_nan(v) for v in values):
+        return True  # filters record neither nulls nor a canonical NaN
+    try:
+        return bloom.might_contain_any(values)
+    except _CONVERSION_ERRORS:
+        return True
+
+
+# ---------------------------------------------------------------- (c) page index
+
+
+def page_index_rows(predicate: Predicate, ref: ColumnRef, column_index: ColumnIndex | None,
+                    offset_index: OffsetIndex | None, num_rows: int) -> RowRanges:
+    """Level (c): the rows of the pages the ColumnIndex cannot rule out (all
+    rows without both indexes, or when they disagree on the page count)."""
+    if column_index is None or offset_index is None:
+        return RowRanges.all(num_rows)
+    if len(column_index.null_pages) != len(offset_index.page_locations):
+        return RowRanges.all(num_rows)
+    try:
+        mask = bounds_match(PageBounds.from_column_index(column_index, ref.info), predicate)
+    except _CONVERSION_ERRORS:
+        return RowRanges.all(num_rows)
+    return rows_of_pages(offset_index, np.flatnonzero(mask), num_rows)
+
+
+__all__ = [
+    "COMPARISONS", "ColumnRef", "Filter", "Predicate", "bind", "bloom_might_match", "bounds_match",
+    "chunk_bounds", "literal_key", "page_index_rows", "parse_filters", "statistics_might_match",
+    "trust_bounds", "uses_bloom_filter",
+]

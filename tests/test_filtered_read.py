@@ -1,0 +1,302 @@
+"""Filtered reads: the rows equal pyarrow's filtered read (or a Python filter of
+the unfiltered read), whatever statistics, bloom filters and page indexes pruned."""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import math
+import random
+from decimal import Decimal
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import parquet_codec as pc
+from parquet_codec.errors import SchemaError
+from parquet_codec.io import BufferSource
+from tests.conftest import CORPUS_DATA, requires_corpus
+
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+
+N = 20_000
+UTC = dt.UTC
+T0 = dt.datetime(2021, 3, 4, tzinfo=UTC)
+
+
+def _normalize(rows: list) -> list:
+    """NaN as a marker, so rows compare equal by value."""
+    def fix(v):
+        if isinstance(v, float) and math.isnan(v):
+            return "NaN"
+        if isinstance(v, dict):
+            return {k: fix(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [fix(x) for x in v]
+        return v
+    return [fix(r) for r in rows]
+
+
+@pytest.fixture(scope="module")
+def arrow_file(tmp_path_factory) -> str:
+    rng = np.random.default_rng(7)
+    floats = rng.normal(size=N)
+    floats[rng.choice(N, 300)] = np.nan
+    floats[rng.choice(N, 300)] = 0.0
+    floats[rng.choice(N, 300)] = -0.0
+    words = ["".join(rng.choice(list("abcxyz"), size=rng.integers(0, 6))) for _ in range(N)]
+    table = pa.table({
+        "k": pa.array(np.arange(N, dtype=np.int64)),
+        "i": pa.array(rng.integers(-50, 50, N).astype(np.int32), mask=rng.random(N) < 0.1),
+        "f": pa.array(floats, mask=rng.random(N) < 0.05),
+        "s": pa.array(words, mask=rng.random(N) < 0.05),
+        "d": pa.array([Decimal(int(x)).scaleb(-2) for x in rng.integers(-1000, 1000, N)], pa.decimal128(9, 2)),
+        "dte": pa.array(rng.integers(18000, 18100, N).astype("datetime64[D]").astype(object), pa.date32()),
+        "ts": pa.array([T0 + dt.timedelta(seconds=int(x)) for x in rng.integers(0, 10_000, N)],
+                       pa.timestamp("us", tz="UTC")),
+        "tsn": pa.array(np.sort(rng.integers(0, 10**9, N)).astype("datetime64[ms]"), pa.timestamp("ms")),
+        "st": pa.array([None if x % 17 == 0 else {"a": int(x % 100), "b": str(x % 7)} for x in range(N)],
+                       pa.struct([("a", pa.int32()), ("b", pa.string())])),
+        "l": pa.array([[int(x), int(x) + 1] if x % 5 else None for x in range(N)], pa.list_(pa.int32())),
+    })
+    path = str(tmp_path_factory.mktemp("filtered") / "arrow.parquet")
+    pq.write_table(table, path, row_group_size=4000, data_page_size=2048, write_page_index=True,
+                   bloom_filter_options={"s": {"ndv": 500, "fpp": 0.01}, "k": {"ndv": 4000, "fpp": 0.01}})
+    return path
+
+
+ARROW_FILTERS = [
+    [("k", "==", 12345)],
+    [("k", ">=", 19990)],
+    [("k", "<", 50), ("i", ">", 0)],
+    [[("k", "<", 10)], [("k", ">", 19995)], [("s", "==", "zzzz")]],
+    [("i", "in", [1, 2, 3, None])],
+    [("i", "not in", [1, 2, 3])],
+    [("i", "!=", 7)],
+    [("f", ">", 1.5)],
+    [("f", "==", 0.0)],
+    [("f", "==", -0.0)],
+    [("f", "<=", -0.0)],
+    [("f", "!=", 0.5)],
+    [("f", "in", [math.nan, 0.0])],
+    [("f", "not in", [math.nan])],
+    [("s", "==", "abc")],
+    [("s", ">=", "y")],
+    [("s", "in", ["a", "bb", "cx"])],
+    [("s", "==", "not-there")],
+    [("d", ">", Decimal("9.5"))],
+    [("d", "<=", Decimal("-9.99"))],
+    [("dte", "<", dt.date(2019, 4, 1))],
+    [("ts", ">=", T0 + dt.timedelta(seconds=9990))],
+    [("tsn", "<", dt.datetime(1970, 1, 1, 0, 0, 1))],
+    [("k", ">", 100), ("k", "<", 3000), ("s", "in", ["ab", "ba"])],
+]
+
+
+@pytest.mark.parametrize("filters", ARROW_FILTERS, ids=str)
+def test_rows_equal_pyarrow(arrow_file, filters):
+    expected = pq.read_table(arrow_file, filters=filters)
+    ours = pc.read_table(arrow_file, filters=filters)
+    assert ours.num_rows == expected.num_rows
+    assert _normalize(ours.to_pylist()) == _normalize(expected.to_pylist())
+
+
+def test_projection_reads_filter_columns_without_returning_them(arrow_file):
+    filters = [("s", "==", "abc"), ("k", "<", 10_000)]
+    ours = pc.read_table(arrow_file, columns=["l", "st.b"], filters=filters)
+    expected = pq.read_table(arrow_file, columns=["l", "st.b"], filters=filters)
+    assert ours.column_names == ["l", "b"]
+    assert ours.to_pylist() == expected.to_pylist()
+
+
+def test_nested_struct_field_filter(arrow_file):
+    full = pc.read_table(arrow_file).to_pylist()
+    for filters, keep in (
+        ([("st.a", "==", 42)], lambda r: r["st"] is not None and r["st"]["a"] == 42),
+        ([("st.b", "is null", None)], lambda r: r["st"] is None),
+        ([("st.a", ">", 97), ("k", "<", 5000)], lambda r: r["st"] is not None and r["st"]["a"] > 97 and r["k"] < 5000),
+    ):
+        assert _normalize(pc.read_table(arrow_file, filters=filters).to_pylist()) == \
+            _normalize([r for r in full if keep(r)])
+
+
+def test_is_null_via_none(arrow_file):
+    full = pc.read_table(arrow_file, columns=["k", "i"]).to_pylist()
+    got = pc.read_table(arrow_file, columns=["k", "i"], filters=[("i", "==", None)]).to_pylist()
+    assert got == [r for r in full if r["i"] is None] and got
+    got = pc.read_table(arrow_file, columns=["k"], filters=[("i", "is not null", None), ("k", "<", 100)])
+    assert got.to_pylist() == [{"k": r["k"]} for r in full if r["i"] is not None and r["k"] < 100]
+
+
+def test_iter_batches_and_read_row_groups_with_filters(arrow_file):
+    filters = [[("k", "<", 2500)], [("k", ">=", 17000)]]
+    with pc.ParquetFile(arrow_file) as pf:
+        batches = list(pf.iter_batches(batch_size=1000, columns=["k"], filters=filters))
+        assert [b.num_rows for b in batches] == [1000, 1000, 500, 1000, 1000, 1000]
+        ks = [r["k"] for b in batches for r in b.to_pylist()]
+        assert ks == list(range(2500)) + list(range(17000, N))
+        assert pf.read_row_groups([4], ["k"], filters=filters).num_rows == 3000
+        empty = pf.read(["k", "st"], filters=[("k", "<", 0)])
+        assert empty.num_rows == 0 and empty.column_names == ["k", "st"]
+
+
+def test_plan_of_a_point_query_on_a_sorted_column(tmp_path):
+    path = str(tmp_path / "sorted.parquet")
+    n = 200_000
+    rng = np.random.default_rng(1)
+    table = pa.table({"key": np.arange(n, dtype=np.int64), "v": rng.random(n),
+                      "name": [f"n{x}" for x in rng.integers(0, 10**6, n)]})
+    pq.write_table(table, path, row_group_size=20_000, data_page_size=8192, use_dictionary=False,
+                   write_page_index=True, bloom_filter_options={"name": {"ndv": 20_000, "fpp": 0.01}})
+    with pc.ParquetFile(path) as pf:
+        plan = pf.plan([("key", "==", 123_456)], columns=["key", "v"])
+        assert len(plan.kept) == 1 and plan.skipped_by("statistics") == 9
+        assert [(c.column, c.pages_kept) for c in plan.kept[0].columns] == [("key", 1), ("v", 1)]
+        assert all(c.pages > 10 for c in plan.kept[0].columns)
+        assert plan.bytes_to_fetch < 0.01 * plan.bytes_total  # two 8 KiB pages of 2.4 MB
+        assert plan.rows_selected < 2000
+        text = str(plan)
+        assert "1 of 10 kept" in text and "skipped (statistics)" in text and "1/" in text
+        assert pf.read(["v"], filters=[("key", "==", 123_456)]).to_pylist() == [{"v": table["v"][123_456].as_py()}]
+        # An absent value inside every row group's bounds: only the bloom filter can skip them.
+        absent = pf.plan([("name", "==", "n500000x")])
+        assert absent.skipped_by("bloom filter") == 10
+        assert absent.skipped_by("bloom filter") >= 1 and absent.bytes_to_fetch == 0
+
+
+class CountingSource(BufferSource):
+    """Counts the bytes read, to show what pruning saves."""
+
+    def __init__(self, data: bytes) -> None:
+        super().__init__(data)
+        self.bytes_read = 0
+
+    def _read(self, offset: int, length: int) -> memoryview:
+        self.bytes_read += length
+        return super()._read(offset, length)
+
+
+def test_bytes_fetched_follow_the_plan(arrow_file):
+    with open(arrow_file, "rb") as f:
+        data = f.read()
+    src = CountingSource(data)
+    with pc.ParquetFile(src) as pf:
+        after_open = src.bytes_read
+        plan = pf.plan([("k", "==", 4321)], columns=["k", "s"])
+        planned = src.bytes_read
+        pf.read(["k", "s"], filters=[("k", "==", 4321)])
+        fetched = src.bytes_read - planned
+    # The read fetches the planned pages plus the indexes and filters it consults again.
+    assert plan.bytes_to_fetch <= fetched < plan.bytes_to_fetch + (planned - after_open) + 1
+    assert fetched < len(data) / 20
+
+
+def test_filters_are_validated_against_the_schema(arrow_file):
+    for bad in ([("nope", "==", 1)], [("k", "==", "text")], [("l", "==", 1)], [("ts", ">", dt.datetime(2020, 1, 1))],
+                [("k", "<>", 1)]):
+        with pytest.raises(SchemaError):
+            pc.read_table(arrow_file, filters=bad)
+
+
+def test_files_of_our_writer_with_page_index_bloom_and_truncated_bounds():
+    rng = random.Random(3)
+    prefix = "x" * 40
+    rows = [{"id": i, "s": None if i % 13 == 0 else prefix + "".join(rng.choice("ab") for _ in range(rng.randint(0, 12))),
+             "g": rng.choice([None, 1.5, -0.0, 0.0, math.nan])} for i in range(6000)]
+    buf = io.BytesIO()
+    pc.write_table(pc.Table.from_pylist(rows), buf, row_group_size=1500, data_page_size=512,
+                   statistics_truncate_length=8, bloom_filter_options={"s": {"ndv": 3000, "fpp": 0.01}})
+    data = buf.getvalue()
+    with pc.ParquetFile(data) as pf:
+        assert pf.offset_index(0, "s") is not None
+    for filters, keep in (
+        ([("s", "==", rows[77]["s"])], lambda r: r["s"] == rows[77]["s"]),
+        ([("s", ">", prefix + "b")], lambda r: r["s"] is not None and r["s"] > prefix + "b"),
+        ([("s", "<", prefix + "aab")], lambda r: r["s"] is not None and r["s"] < prefix + "aab"),
+        ([("s", "==", prefix + "zz")], lambda r: False),
+        ([("g", "==", 0.0)], lambda r: r["g"] == 0.0),
+        ([("g", "in", [math.nan])], lambda r: isinstance(r["g"], float) and math.isnan(r["g"])),
+        ([("id", ">=", 5990)], lambda r: r["id"] >= 5990),
+    ):
+        expected = _normalize([r for r in pc.read_table(data).to_pylist() if keep(r)])
+        assert _normalize(pc.read_table(data, filters=filters).to_pylist()) == expected, filters
+
+
+@requires_corpus()
+@pytest.mark.parametrize("name", ["alltypes_tiny_pages.parquet", "alltypes_tiny_pages_plain.parquet"])
+def test_corpus_files_with_tiny_pages(name):
+    path = str(CORPUS_DATA / name)
+    for filters in ([("id", "==", 3000)], [("int_col", "<", 2), ("id", ">", 7000)],
+                    [("string_col", "==", "5")], [("bigint_col", "in", [10, 70])], [("float_col", ">", 8.5)]):
+        expected = pq.read_table(path, filters=filters)
+        ours = pc.read_table(path, filters=filters)
+        assert ours.to_pylist() == expected.to_pylist(), filters
+
+
+@requires_corpus()
+def test_corpus_int32_with_null_pages():
+    path = str(CORPUS_DATA / "int32_with_null_pages.parquet")
+    column = pq.read_table(path).column_names[0]
+    for filters in ([(column, ">", 0)], [(column, "in", [None, 5])], [(column, "not in", [1, 2])]):
+        assert pc.read_table(path, filters=filters).to_pylist() == pq.read_table(path, filters=filters).to_pylist()
+
+
+# ---------------------------------------------------------------- property: never drop a match
+
+
+def _py_match(value, op, literal) -> bool:
+    if op == "is null":
+        return value is None
+    if op == "is not null":
+        return value is not None
+    if op in ("in", "not in"):
+        if value is None:
+            found = any(v is None for v in literal)
+        elif isinstance(value, float) and math.isnan(value):
+            found = any(isinstance(v, float) and math.isnan(v) for v in literal)
+        else:  # as stored: -0.0 is not in {0.0} (pyarrow's is_in)
+            found = any(v is not None and v == value and math.copysign(1, v) == math.copysign(1, value)
+                        if isinstance(value, float) else v == value for v in literal)
+        return found if op == "in" else not found
+    if value is None:
+        return False
+    return {"==": value == literal, "!=": value != literal, "<": value < literal, "<=": value <= literal,
+            ">": value > literal, ">=": value >= literal}[op]
+
+
+_INTS = st.one_of(st.none(), st.integers(-20, 20))
+_FLOATS = st.one_of(st.none(), st.sampled_from([math.nan, -0.0, 0.0]), st.floats(-5, 5, width=32))
+_TEXT = st.one_of(st.none(), st.text("abé", max_size=4))
+_DOMAINS = {"a": _INTS, "b": _FLOATS, "c": _TEXT}
+
+
+@st.composite
+def _predicate(draw):
+    column = draw(st.sampled_from(sorted(_DOMAINS)))
+    op = draw(st.sampled_from(["==", "!=", "<", "<=", ">", ">=", "in", "not in", "is null", "is not null"]))
+    domain = _DOMAINS[column]
+    if op in ("in", "not in"):
+        return column, op, draw(st.lists(domain, max_size=4))
+    if op in ("is null", "is not null"):
+        return column, op, None
+    return column, op, draw(domain.filter(lambda v: v is not None))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rows=st.lists(st.fixed_dictionaries(_DOMAINS), max_size=250),
+       filters=st.lists(st.lists(_predicate(), min_size=1, max_size=3), min_size=1, max_size=3),
+       group=st.integers(5, 80), page=st.integers(2, 20))
+def test_property_filtered_read_equals_python_filter(rows, filters, group, page):
+    table = pa.table({"a": pa.array([r["a"] for r in rows], pa.int32()),
+                      "b": pa.array([r["b"] for r in rows], pa.float32()),
+                      "c": pa.array([r["c"] for r in rows], pa.string())})
+    buf = io.BytesIO()
+    pq.write_table(table, buf, row_group_size=group, max_rows_per_page=page, write_page_index=True,
+                   bloom_filter_options={"c": {"ndv": 50, "fpp": 0.05}, "a": {"ndv": 50, "fpp": 0.05}})
+    data = buf.getvalue()
+    full = pc.read_table(data).to_pylist()
+    expected = [r for r in full if any(all(_py_match(r[c], op, v) for c, op, v in clause) for clause in filters)]
+    assert _normalize(pc.read_table(data, filters=filters).to_pylist()) == _normalize(expected)
