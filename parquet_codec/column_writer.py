@@ -20,14 +20,19 @@ Encoding choice follows parquet-java's v1 and v2 writers by default:
   for BOOLEAN and PLAIN for FLOAT, DOUBLE and INT96;
 - an explicit ``encoding`` replaces the fallback encoding.
 
-Each page's location, row range, bounds and null count are kept in a
+Each page's location, row range, bounds, null and NaN counts are kept in a
 :class:`PageRecord` for the page index.
+
+Encrypted columns pass a :class:`PageSealer` (crypto.ColumnChunkEncryptor):
+every page is sealed as it is appended, so offsets, sizes and CRCs describe
+the stored (encrypted) bytes.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 
@@ -42,7 +47,7 @@ from parquet_codec.encodings import (
     encode_plain,
     index_bit_width,
 )
-from parquet_codec.encodings.rle_writer import encode_hybrid
+from parquet_codec.encodings.rle import RleBitPackedHybrid
 from parquet_codec.errors import UnsupportedError
 from parquet_codec.format.ttypes import (
     ColumnChunk,
@@ -50,6 +55,7 @@ from parquet_codec.format.ttypes import (
     CompressionCodec,
     Encoding,
     PageEncodingStats,
+    PageHeader,
     PageType,
     Type,
 )
@@ -107,18 +113,26 @@ class ColumnOptions:
     statistics_truncate_length: int | None = DEFAULT_TRUNCATE_LENGTH
 
 
+class PageSealer(Protocol):
+    """Encrypts finished pages (crypto.ColumnChunkEncryptor): returns the stored header and body."""
+
+    def seal_page(self, header: PageHeader, body: bytes, data_page_ordinal: int | None, *,
+                  checksum: bool = False) -> tuple[bytes, bytes]: ...
+
+
 @dataclass
 class PageRecord:
     """A data page as the page index describes it (PageIndex.md)."""
 
     offset: int  # file offset of the page header
-    compressed_page_size: int  # header and body
+    compressed_page_size: int  # header and body, as stored
     first_row_index: int  # within the row group
     num_values: int
     null_count: int
     min_value: bytes | None  # encoded (possibly truncated) bounds; None for a null page or no order
     max_value: bytes | None
     size: SizeCounts
+    nan_count: int | None = None  # float columns only
 
     @property
     def null_page(self) -> bool:
@@ -198,7 +212,7 @@ def encode_values(values: Array, encoding: int, physical_type: int, type_length:
     if encoding == Encoding.PLAIN:
         return encode_plain(raw, physical_type, type_length=type_length)
     if encoding == Encoding.RLE:
-        return encode_hybrid(np.asarray(raw, dtype=np.uint8), 1, length_prefixed=True)
+        return RleBitPackedHybrid.encode(np.asarray(raw, dtype=np.uint8), 1, length_prefixed=True)
     if encoding == Encoding.DELTA_BINARY_PACKED:
         return DeltaBinaryPacked.encode(raw, physical_type)
     if encoding == Encoding.DELTA_LENGTH_BYTE_ARRAY:
@@ -344,10 +358,12 @@ class _ChunkBuilder:
     """Appends pages and accumulates what ColumnMetaData reports about them."""
 
     def __init__(self, node: SchemaNode, info: LogicalInfo, leaf: LeafData, options: ColumnOptions,
-                 file_offset: int) -> None:
+                 file_offset: int, sealer: PageSealer | None = None) -> None:
         self.node, self.info, self.leaf, self.options = node, info, leaf, options
         self.lv = _levels(leaf, node.max_definition_level)
         self.start = self.offset = file_offset
+        self.sealer = sealer
+        self.data_pages = 0
         self.parts: list[bytes] = []
         self.records: list[PageRecord] = []
         self.stats: Counter = Counter()
@@ -358,13 +374,20 @@ class _ChunkBuilder:
         self.nulls = 0
         self.sizes: SizeCounts | None = None
 
-    def append(self, page: PageOut, page_type: int, encoding: int) -> int:
-        at = self.offset
-        self.parts += (page.header_bytes, page.body)
-        self.offset += page.size
-        self.uncompressed += page.uncompressed_size
+    def append(self, page: PageOut, page_type: int, encoding: int) -> tuple[int, int]:
+        """Store a page (sealed first when the column is encrypted); its offset and stored size."""
+        header, body = page.header_bytes, page.body
+        if self.sealer is not None:
+            ordinal = None if page_type == PageType.DICTIONARY_PAGE else self.data_pages
+            header, body = self.sealer.seal_page(page.header, body, ordinal, checksum=self.options.write_page_checksum)
+        if page_type != PageType.DICTIONARY_PAGE:
+            self.data_pages += 1
+        at, size = self.offset, len(header) + len(body)
+        self.parts += (header, body)
+        self.offset += size
+        self.uncompressed += page.uncompressed_size - len(page.header_bytes) + len(header)
         self.stats[(page_type, encoding)] += 1
-        return at
+        return at, size
 
     def dictionary_page(self, dictionary: _Dictionary) -> None:
         opts = self.options
@@ -372,10 +395,10 @@ class _ChunkBuilder:
         encoding = Encoding.PLAIN_DICTIONARY if opts.page_version == 1 else Encoding.PLAIN
         page = write_dictionary_page(raw, len(dictionary.values), encoding, opts.codec,
                                      level=opts.compression_level, checksum=opts.write_page_checksum)
-        self.dictionary_offset = self.append(page, PageType.DICTIONARY_PAGE, encoding)
+        self.dictionary_offset = self.append(page, PageType.DICTIONARY_PAGE, encoding)[0]
 
     def data_page(self, a: int, b: int, encoded: bytes, encoding: int, bounds: Bounds | None,
-                  values: Array) -> None:
+                  values: Array | None, nan_count: int | None = None) -> None:
         """Slots ``a..b`` whose values are already ``encoded``."""
         leaf, node, opts, lv = self.leaf, self.node, self.options, self.lv
         defs = None if leaf.def_levels is None else leaf.def_levels[a:b]
@@ -393,7 +416,7 @@ class _ChunkBuilder:
             page = write_data_page_v2(encoded, encoding, count, nulls, rows, rep, dfn, opts.codec, **shared)
         else:
             page = write_data_page_v1(encoded, encoding, count, rep, dfn, opts.codec, **shared)
-        at = self.append(page, PageType.DATA_PAGE_V2 if v2 else PageType.DATA_PAGE, encoding)
+        at, stored = self.append(page, PageType.DATA_PAGE_V2 if v2 else PageType.DATA_PAGE, encoding)
         if self.data_offset is None:
             self.data_offset = at
         sizes = size_counts(values, defs, reps, count, node.max_definition_level, node.max_repetition_level,
@@ -404,7 +427,7 @@ class _ChunkBuilder:
         first_row = a if lv.starts is None else int(np.searchsorted(lv.starts, a, side="left"))
         lo = None if stats is None else stats.min_value
         hi = None if stats is None else stats.max_value
-        self.records.append(PageRecord(at, page.size, first_row, count, nulls, lo, hi, sizes))
+        self.records.append(PageRecord(at, stored, first_row, count, nulls, lo, hi, sizes, nan_count))
 
     def finish(self) -> ChunkOut:
         node, opts = self.node, self.options
@@ -423,12 +446,13 @@ class _ChunkBuilder:
 
 
 def write_column_chunk(node: SchemaNode, info: LogicalInfo, leaf: LeafData, options: ColumnOptions,
-                       file_offset: int) -> ChunkOut:
-    """Encode one leaf's levels and values as a column chunk starting at ``file_offset``."""
+                       file_offset: int, sealer: PageSealer | None = None) -> ChunkOut:
+    """Encode one leaf's levels and values as a column chunk starting at ``file_offset``;
+    ``sealer`` encrypts each page of an encrypted column."""
     physical, width = node.physical_type, node.type_length
     fallback = default_encoding(physical, options.page_version) if options.encoding is None else options.encoding
     check_encoding(fallback, physical, node.dotted_path)
-    builder = _ChunkBuilder(node, info, leaf, options, file_offset)
+    builder = _ChunkBuilder(node, info, leaf, options, file_offset, sealer)
     lv, values, slots = builder.lv, leaf.values, leaf.num_values
     plain_cost = _plain_sizes(values)
     stats_on = options.write_statistics
@@ -454,8 +478,24 @@ def write_column_chunk(node: SchemaNode, info: LogicalInfo, leaf: LeafData, opti
         page_values = _slice(values, va, vb)
         bounds = value_bounds(page_values, info) if stats_on else None
         encoded = encode_values(page_values, fallback, physical, width)
-        builder.data_page(a, b, encoded, fallback, bounds, page_values)
+        builder.data_page(a, b, encoded, fallback, bounds, page_values, nan_count(page_values, info))
     return builder.finish()
+
+
+def _float_view(values: Array, info: LogicalInfo) -> np.ndarray | None:
+    """The values as a float array, for float columns (FLOAT16 included); None otherwise."""
+    if info.kind not in ("float", "float16") or not isinstance(values, PrimitiveArray):
+        return None
+    raw = values.values
+    if raw.ndim == 2:  # FLOAT16 as (n, 2) bytes
+        return np.ascontiguousarray(raw).view("<f2").reshape(len(raw))
+    return raw
+
+
+def nan_count(values: Array, info: LogicalInfo) -> int | None:
+    """How many of ``values`` are NaN (float columns), None for other columns."""
+    floats = _float_view(values, info)
+    return None if floats is None else int(np.count_nonzero(np.isnan(floats)))
 
 
 def _dictionary_pages(builder: _ChunkBuilder, dictionary: _Dictionary, split: int, stats_on: bool) -> None:
@@ -465,6 +505,8 @@ def _dictionary_pages(builder: _ChunkBuilder, dictionary: _Dictionary, split: in
     encoding = Encoding.PLAIN_DICTIONARY if opts.page_version == 1 else Encoding.RLE_DICTIONARY
     cuts = _page_cuts(lv, 0, split, width / 8 + 0.01, opts.data_page_size)
     entries = len(dictionary.values)
+    floats = _float_view(dictionary.values, builder.info)
+    nan_entries = None if floats is None else np.isnan(floats)
     for a, b in zip(cuts[:-1], cuts[1:], strict=False):
         va, vb = lv.values_before(a), lv.values_before(b)
         ids = dictionary.ids[va:vb]
@@ -472,12 +514,13 @@ def _dictionary_pages(builder: _ChunkBuilder, dictionary: _Dictionary, split: in
         if stats_on and len(ids):
             used = np.flatnonzero(np.bincount(ids, minlength=entries))
             bounds = value_bounds(_take(dictionary.values, used), builder.info)
-        encoded = bytes([width]) + encode_hybrid(ids.astype(np.uint32, copy=False), width)
+        encoded = bytes([width]) + RleBitPackedHybrid.encode(ids.astype(np.uint32, copy=False), width)
         values = _slice(builder.leaf.values, va, vb) if builder.node.physical_type == Type.BYTE_ARRAY else None
-        builder.data_page(a, b, encoded, encoding, bounds, values)
+        nans = None if nan_entries is None else int(np.count_nonzero(nan_entries[ids]))
+        builder.data_page(a, b, encoded, encoding, bounds, values, nans)
 
 __all__ = [
-    "ChunkOut", "ColumnOptions", "PageRecord", "DEFAULT_PAGE_SIZE", "DEFAULT_DICTIONARY_PAGE_SIZE",
-    "check_encoding", "default_encoding", "dictionary_allowed", "encode_values", "plan_dictionary",
+    "ChunkOut", "ColumnOptions", "PageRecord", "PageSealer", "DEFAULT_PAGE_SIZE", "DEFAULT_DICTIONARY_PAGE_SIZE",
+    "check_encoding", "default_encoding", "dictionary_allowed", "encode_values", "nan_count", "plan_dictionary",
     "write_column_chunk",
 ]

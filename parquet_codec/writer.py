@@ -16,6 +16,22 @@ Options take pyarrow's names. Per column options (``compression``,
 ``use_dictionary``, ``write_statistics``, ``column_encoding``) name a
 top-level column or a dotted leaf path (``"a.list.element"``); a top-level
 name covers every leaf under it.
+
+After the row groups come the page indexes (``write_page_index=True`` by
+default) and the bloom filters (``bloom_filter_options``), laid out as
+parquet-java lays them out (:mod:`parquet_codec.writer_indexes`); only their
+small serialized modules are kept in memory until close.
+
+``encryption`` (crypto.FileEncryptionProperties, direct or from
+CryptoFactory) encrypts every module of the listed columns (all columns
+under uniform encryption) with its module AAD: page headers and pages as
+they are written (CRCs cover the ciphertext), column metadata, page indexes
+and bloom filters; the footer is encrypted ("PARE") or signed (plaintext
+footer). Encrypted DATA_PAGE_V2 pages use parquet-java's layout (levels in
+plaintext, readable by Spark) unless the properties ask for Arrow's
+(``data_page_v2_layout="arrow"``, readable by pyarrow); neither reader reads
+the other's. External key material is written beside the file when it is
+committed.
 """
 
 from __future__ import annotations
@@ -24,7 +40,7 @@ import contextlib
 import os
 import struct
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
@@ -38,7 +54,8 @@ from parquet_codec.column_writer import (
     write_column_chunk,
 )
 from parquet_codec.compression import codec_from_name
-from parquet_codec.errors import ParquetError, SchemaError, UnsupportedError
+from parquet_codec.crypto import ColumnChunkEncryptor, FileEncryptionProperties, FileEncryptor, footer_bytes
+from parquet_codec.errors import EncryptionError, ParquetError, SchemaError, UnsupportedError
 from parquet_codec.format.ttypes import (
     ColumnOrder,
     CompressionCodec,
@@ -52,9 +69,11 @@ from parquet_codec.format.ttypes import (
 from parquet_codec.levels import shred
 from parquet_codec.metadata import MAGIC
 from parquet_codec.schema import Schema, SchemaNode
+from parquet_codec.spark import ROW_METADATA_KEY, row_metadata
 from parquet_codec.table import Table
 from parquet_codec.thrift_io import serialize
 from parquet_codec.types import LogicalInfo, logical_info
+from parquet_codec.writer_indexes import TrailingModules, bloom_filter_bytes, bloom_specs, page_index_bytes
 
 #: Rows per row group when none is given (pyarrow's default).
 DEFAULT_ROW_GROUP_SIZE = 1024 * 1024
@@ -135,6 +154,18 @@ class WriterOptions:
     key_value_metadata: Mapping[str, str | None] | None = None
     sorting_columns: Sequence[SortKey | SortingColumn] | None = None
     statistics_truncate_length: int | None = 4096
+    #: ColumnIndex and OffsetIndex for every column chunk, after the row groups (writer_indexes.py).
+    write_page_index: bool = True
+    #: {column: {"ndv": N, "fpp": P} | True}, as pyarrow names it (writer_indexes.bloom_specs).
+    bloom_filter_options: Mapping[str, Any] | None = None
+    #: Whose bloom filter sizing to reproduce: "arrow" (pyarrow 26) or "parquet-java".
+    bloom_filter_sizing: str = "arrow"
+    #: Largest bitset in bytes (default: 128 MiB with Arrow sizing, 1 MiB with parquet-java's).
+    bloom_filter_max_bytes: int | None = None
+    #: crypto.FileEncryptionProperties (explicit keys, or from CryptoFactory); None writes plaintext.
+    encryption: Any = None
+    #: Spark's schema entry (spark.py): True derives it, or a SparkSchema / its JSON; None writes none.
+    spark_schema: Any = None
 
     def column(self, leaf: SchemaNode) -> ColumnOptions:
         """The options of one leaf column."""
@@ -175,14 +206,19 @@ class _Sink:
         self.handle.write(data)
         self.position += len(data)
 
-    def commit(self) -> None:
+    def commit(self, before_publish: Callable[[], None] | None = None) -> None:
+        """Make the bytes durable, run ``before_publish`` (companion files), then publish."""
         if self.temp is None:
             if hasattr(self.handle, "flush"):
                 self.handle.flush()
+            if before_publish is not None:
+                before_publish()
             return
         self.handle.flush()
         os.fsync(self.handle.fileno())
         self.handle.close()
+        if before_publish is not None:
+            before_publish()
         os.replace(self.temp, self.target)
         self.temp = None
         _fsync_folder(os.path.dirname(self.target))
@@ -228,13 +264,19 @@ class ParquetWriter:
         self._columns = [self.options.column(leaf) for leaf in schema.leaves]
         self._infos: list[LogicalInfo] = [logical_info(leaf.element) for leaf in schema.leaves]
         self._sorting = _sorting_columns(self.options.sorting_columns, schema)
+        self._spark_row_metadata = row_metadata(self.options.spark_schema, schema)  # checked before any byte
+        opts = self.options
+        self._blooms = bloom_specs(opts.bloom_filter_options, schema.leaves, opts.bloom_filter_sizing,
+                                   opts.bloom_filter_max_bytes)
+        self._encryptor = _file_encryptor(opts.encryption, schema)
+        self._trailing = TrailingModules()  # page indexes and bloom filters, written on close
         self._row_groups: list[RowGroup] = []
         self._chunks: list[list[ChunkOut]] = []
         self._num_rows = 0
         self._closed = False
         self._sink = _Sink(where)
         try:
-            self._sink.write(MAGIC)
+            self._sink.write(MAGIC if self._encryptor is None else self._encryptor.magic)
         except BaseException:
             self._sink.abort()
             raise
@@ -285,13 +327,15 @@ class ParquetWriter:
             for node in column.field.leaf_nodes():
                 index = node.column_index
                 try:
+                    sealer = self._column_encryptor(node)
                     out = write_column_chunk(node, self._infos[index], leaves[node.path], self._columns[index],
-                                             self._sink.position)
+                                             self._sink.position, sealer)
+                    for part in out.parts:
+                        self._sink.write(part)
+                    self._after_chunk(out, node, leaves[node.path].values, sealer)
                 except ParquetError as exc:
                     exc.add_context(row_group=len(self._row_groups), column=node.dotted_path)
                     raise
-                for part in out.parts:
-                    self._sink.write(part)
                 chunks.append(out)
         metas = [c.chunk.meta_data for c in chunks]
         self._row_groups.append(RowGroup(
@@ -303,8 +347,40 @@ class ParquetWriter:
         self._chunks.append(chunks)
         self._num_rows += table.num_rows
 
+    def _column_encryptor(self, node: SchemaNode) -> ColumnChunkEncryptor | None:
+        if self._encryptor is None:
+            return None
+        return self._encryptor.column(len(self._row_groups), node.column_index, node.dotted_path)
+
+    def _after_chunk(self, out: ChunkOut, node: SchemaNode, values: Any, sealer: ColumnChunkEncryptor | None) -> None:
+        """Release the written bytes; keep the chunk's page indexes and bloom filter for close."""
+        out.parts = []
+        index, opts = node.column_index, self.options
+        info = self._infos[index]
+        column_index = offset_index = bloom = None
+        if opts.write_page_index:
+            column_index, offset_index = page_index_bytes(out, info, statistics=self._columns[index].write_statistics,
+                                                          encryptor=sealer)
+        spec = self._blooms.get(index)
+        if spec is not None:
+            bloom = bloom_filter_bytes(spec, node, info, values, sizing=opts.bloom_filter_sizing,
+                                       max_bytes=opts.bloom_filter_max_bytes, encryptor=sealer)
+        self._trailing.add(out.chunk, column_index=column_index, offset_index=offset_index, bloom_filter=bloom)
+
+    def _seal_chunks(self) -> None:
+        """Encrypted files: crypto metadata on every encrypted chunk, its metadata
+        encrypted where the mode asks (after the bloom filter offsets are known)."""
+        if self._encryptor is None:
+            return
+        paths = [leaf.dotted_path for leaf in self.schema.leaves]
+        for ordinal, group in enumerate(self._row_groups):
+            for column, chunk in enumerate(group.columns):
+                self._encryptor.seal_column_chunk(chunk, ordinal, column, paths[column])
+
     def _footer(self) -> bytes:
-        kv = self.options.key_value_metadata
+        kv = dict(self.options.key_value_metadata or {})
+        if self._spark_row_metadata is not None:
+            kv[ROW_METADATA_KEY] = self._spark_row_metadata  # the spark_schema option wins over a given entry
         meta = FileMetaData(
             version=FORMAT_VERSION, schema=self.schema.to_elements(), num_rows=self._num_rows,
             row_groups=self._row_groups, created_by=CREATED_BY,
@@ -312,20 +388,32 @@ class ParquetWriter:
             if kv else None,
             column_orders=[ColumnOrder(TYPE_ORDER=TypeDefinedOrder()) for _ in self.schema.leaves],
         )
+        if self._encryptor is not None:
+            return footer_bytes(meta, self._encryptor)
         body = serialize(meta)
         return body + struct.pack("<I", len(body)) + MAGIC
 
     def close(self) -> None:
-        """Write the footer and commit the file (rename a temporary file into place)."""
+        """Write the page indexes, bloom filters and footer, and commit the file
+        (rename a temporary file into place; external key material is stored then)."""
         if self._closed:
             return
         try:
+            self._trailing.write(self._sink)
+            self._seal_chunks()
             self._sink.write(self._footer())
-            self._sink.commit()
+            self._sink.commit(before_publish=self._store_key_material)
         except BaseException:
             self.abort()
             raise
         self._closed = True
+
+    def _store_key_material(self) -> None:
+        """External key material (CryptoFactory with internal_key_material=False): the
+        sidecar is written as the file is committed, beside the file actually written."""
+        store = getattr(self.options.encryption, "key_material_store", None)
+        if store is not None:
+            store.save(self._sink.target)
 
     def abort(self) -> None:
         """Give up: remove the temporary file; an existing target is left untouched."""
@@ -360,6 +448,18 @@ def _sorting_columns(keys: Sequence[SortKey | SortingColumn] | None, schema: Sch
         schema.column(key.column_index)  # range check
         out.append(SortingColumn(column_idx=key.column_index, descending=key.descending, nulls_first=key.nulls_first))
     return out
+
+
+def _file_encryptor(encryption: Any, schema: Schema) -> FileEncryptor | None:
+    """The file's encryptor (a fresh aad_file_unique per file), after checking that
+    every column given a key exists."""
+    if encryption is None:
+        return None
+    if not isinstance(encryption, FileEncryptionProperties):
+        raise EncryptionError("encryption must be FileEncryptionProperties (given directly or made by "
+                              f"CryptoFactory.encryption_properties), not {type(encryption).__name__}")
+    encryption.check_columns([leaf.dotted_path for leaf in schema.leaves])
+    return FileEncryptor(encryption)
 
 
 def _table_bytes(table: Table) -> int:

@@ -15,7 +15,6 @@ from parquet_codec.column_writer import (
     write_column_chunk,
 )
 from parquet_codec.encodings.rle import RleBitPackedHybrid
-from parquet_codec.encodings.rle_writer import encode_hybrid
 from parquet_codec.errors import UnsupportedError
 from parquet_codec.format.ttypes import Encoding, PageType, Type
 from parquet_codec.io import BufferSource
@@ -95,7 +94,7 @@ def test_hybrid_writer_round_trips() -> None:
         top = 1 << width
         values = np.repeat(rng.integers(0, top, 200), rng.integers(1, 40, 200)).astype(np.uint64)
         for prefixed in (False, True):
-            raw = encode_hybrid(values, width, length_prefixed=prefixed)
+            raw = RleBitPackedHybrid.encode(values, width, length_prefixed=prefixed)
             decoded, _ = RleBitPackedHybrid.decode(raw, width, len(values), length_prefixed=prefixed)
             np.testing.assert_array_equal(decoded, values)
-    assert encode_hybrid(np.zeros(1000, np.uint8), 1) == b"\xd0\x0f\x00"  # one RLE run
+    assert RleBitPackedHybrid.encode(np.zeros(1000, np.uint8), 1) == b"\xd0\x0f\x00"  # one RLE run

@@ -94,6 +94,9 @@ class FileEncryptionProperties:
         self.column_keys: dict[str, ColumnKey] = {}
         for path, value in (column_keys or {}).items():
             self.column_keys[str(path)] = _column_key(path, value)
+        # External key material (keytools.KeyMaterialStore, set by CryptoFactory): the
+        # writer saves it beside the data file when it commits that file.
+        self.key_material_store: Any = None
 
     def column_key(self, dotted_path: str) -> ColumnKey | None:
         """The key of a column, the footer key under uniform encryption, None for a plaintext column."""

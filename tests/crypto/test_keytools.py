@@ -118,7 +118,10 @@ def test_external_key_material(tmp_path):
                                           file_path=target)
     assert json.loads(props.footer_key_metadata) == {"keyMaterialType": "PKMT1", "internalStorage": False,
                                                     "keyReference": "footerKey"}
-    sidecar = json.loads((tmp_path / "_KEY_MATERIAL_FOR_data.parquet.json").read_text())
+    sidecar_file = tmp_path / "_KEY_MATERIAL_FOR_data.parquet.json"
+    assert not sidecar_file.exists()  # written when a writer commits the file, not before
+    props.key_material_store.save()
+    sidecar = json.loads(sidecar_file.read_text())
     assert set(sidecar) == {"footerKey", "columnKey0", "columnKey1"}
     assert json.loads(sidecar["footerKey"])["masterKeyID"] == "kf"
     reader = factory.decryption_properties(file_path=target)

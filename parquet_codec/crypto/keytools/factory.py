@@ -259,7 +259,8 @@ class CryptoFactory:
         ``uniform_key``: a master key id (parquet-java's parquet.encryption.uniform.key)
         or True, to encrypt the footer and every column with one key. With
         ``internal_key_material=False`` the sidecar beside ``file_path`` is
-        written now."""
+        written when a writer commits the file (``properties.key_material_store``),
+        beside the file it writes."""
         if isinstance(uniform_key, str):
             footer_key = uniform_key
         uniform = bool(uniform_key)
@@ -287,11 +288,11 @@ class CryptoFactory:
             for column, master in parse_column_keys(column_keys).items():  # type: ignore[arg-type]
                 dek = os.urandom(key_bytes)
                 columns[column] = (dek, wrapper.key_metadata(dek, master, is_footer=False))
-        if store is not None:
-            store.save()
-        return FileEncryptionProperties(
+        properties = FileEncryptionProperties(
             footer_dek, footer_metadata, columns, algorithm=algorithm, plaintext_footer=plaintext_footer,
             aad_prefix=aad_prefix, store_aad_prefix=store_aad_prefix, data_page_v2_layout=data_page_v2_layout)
+        properties.key_material_store = store  # saved by the writer on commit, not now
+        return properties
 
     def decryption_properties(self, file_path: str | os.PathLike | None = None, *,
                               aad_prefix: bytes | str | None = None,

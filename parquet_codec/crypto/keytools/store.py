@@ -6,6 +6,7 @@ file ("footerKey", "columnKey0", ...) to key material JSON text.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 
@@ -36,14 +37,24 @@ class KeyMaterialStore:
             self._materials = {}
         self._materials[key_id_in_file] = material
 
-    def save(self) -> None:
-        """Write the sidecar (atomically: a reader never sees half of it)."""
+    def save(self, file_path: str | os.PathLike | None = None) -> None:
+        """Write the sidecar atomically (a reader never sees half of it); the writer
+        calls this when it commits the data file, naming where that file goes
+        (``file_path``; default: the path given at creation)."""
         if not self._materials:
             raise EncryptionError("no key material to store")
-        temporary = f"{self.path}.tmp-{os.getpid()}"
-        with open(temporary, "w", encoding="utf-8") as handle:
-            json.dump(self._materials, handle, separators=(",", ":"))
-        os.replace(temporary, self.path)
+        path = self.path if file_path is None else sidecar_path(file_path)
+        temporary = f"{path}.tmp-{os.getpid()}"
+        try:
+            with open(temporary, "w", encoding="utf-8") as handle:
+                json.dump(self._materials, handle, separators=(",", ":"))
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(temporary, path)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+            raise EncryptionError(f"cannot write the external key material {path}: {exc.strerror}") from None
 
     def get(self, key_id_in_file: str) -> str:
         if self._materials is None:
