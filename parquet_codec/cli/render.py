@@ -1,0 +1,186 @@
+"""Turning values and records into text: aligned tables, JSON lines, CSV
+cells, and statistics bounds (PLAIN bytes) shown as the column's values."""
+
+from __future__ import annotations
+
+import base64
+import datetime
+import decimal
+import json
+import math
+import uuid
+from collections.abc import Iterable, Sequence
+from typing import Any, TextIO
+
+import numpy as np
+
+from parquet_codec.arrays import Array, BinaryArray, PrimitiveArray
+from parquet_codec.encodings import decode_plain
+from parquet_codec.format.ttypes import CompressionCodec, Encoding, PageType, Type
+from parquet_codec.types import LogicalInfo, to_pylist
+
+MAX_CELL = 40
+
+
+# ---------------------------------------------------------------- enum names
+
+
+def type_name(physical: int | None) -> str:
+    return Type._VALUES_TO_NAMES.get(physical, str(physical))
+
+
+def codec_name(codec: int | None) -> str:
+    return CompressionCodec._VALUES_TO_NAMES.get(codec, str(codec))
+
+
+def encoding_name(encoding: int | None) -> str:
+    return Encoding._VALUES_TO_NAMES.get(encoding, str(encoding))
+
+
+def page_type_name(page_type: int | None) -> str:
+    return PageType._VALUES_TO_NAMES.get(page_type, str(page_type))
+
+
+# ---------------------------------------------------------------- values
+
+
+def jsonable(value: Any) -> Any:
+    """A Python value (as ``to_pylist`` gives it) as JSON-compatible data:
+    bytes as base64, Decimal and UUID as strings, dates and times in ISO form,
+    maps as lists of {"key", "value"}, non-finite floats as strings."""
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value).replace("inf", "Infinity").replace("nan", "NaN")
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    if isinstance(value, (decimal.Decimal, uuid.UUID)):
+        return str(value)
+    if isinstance(value, (datetime.date, datetime.time)):  # datetime is a date
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        if value and all(isinstance(item, tuple) and len(item) == 2 for item in value):
+            return [{"key": jsonable(k), "value": jsonable(v)} for k, v in value]
+        return [jsonable(item) for item in value]
+    if isinstance(value, np.generic):
+        return jsonable(value.item())
+    return str(value)
+
+
+def to_json(value: Any) -> str:
+    return json.dumps(jsonable(value), ensure_ascii=False, allow_nan=False)
+
+
+def text_cell(value: Any) -> str:
+    """A value as the text of a table or CSV cell (nested values as JSON)."""
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return repr(bytes(value))
+    if isinstance(value, (dict, list, tuple)):
+        return to_json(value)
+    if isinstance(value, datetime.datetime):
+        return value.isoformat(sep=" ")
+    if isinstance(value, (datetime.date, datetime.time)):
+        return value.isoformat()
+    return str(value)
+
+
+def clip(text: str, width: int = MAX_CELL) -> str:
+    text = text.replace("\n", "\\n").replace("\t", "\\t")
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+# ---------------------------------------------------------------- statistics bounds
+
+
+def bound_value(raw: bytes | None, info: LogicalInfo) -> Any:
+    """A statistics bound (PLAIN bytes, byte arrays without their length) as a
+    Python value of the column's type; raises ValueError when it cannot be."""
+    if raw is None:
+        return None
+    raw = bytes(raw)
+    physical = info.physical_type
+    array: Array
+    if physical == Type.BYTE_ARRAY:
+        array = BinaryArray.of(np.array([0, len(raw)], dtype=np.int64), np.frombuffer(raw, dtype=np.uint8))
+    elif physical == Type.FIXED_LEN_BYTE_ARRAY or physical == Type.INT96:
+        array = PrimitiveArray.of(np.frombuffer(raw, dtype=np.uint8).reshape(1, len(raw)))
+    elif physical == Type.BOOLEAN:
+        if len(raw) != 1:
+            raise ValueError("BOOLEAN bound is not one byte")
+        array = PrimitiveArray.of(np.array([raw[0] != 0]))
+    else:
+        values, used = decode_plain(raw, physical, 1)
+        if used != len(raw):
+            raise ValueError(f"bound of {len(raw)} bytes for a {type_name(physical)} column")
+        array = PrimitiveArray.of(values)
+    return to_pylist(array, info)[0]
+
+
+def show_bound(raw: bytes | None, info: LogicalInfo, width: int = MAX_CELL) -> str:
+    """A bound for display; hex when it does not decode (a truncated string)."""
+    if raw is None:
+        return ""
+    try:
+        return clip(text_cell(bound_value(raw, info)), width)
+    except Exception:  # noqa: BLE001 - any undecodable bound is shown raw
+        return clip("0x" + bytes(raw).hex(), width)
+
+
+def show_size(n: int | None) -> str:
+    if n is None:
+        return ""
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if abs(n) < 1024 or unit == "GiB":
+            return f"{n} B" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return str(n)
+
+
+# ---------------------------------------------------------------- tables
+
+
+def table_lines(headers: Sequence[str], rows: Iterable[Sequence[str]], *, right: Sequence[str] = ()) -> list[str]:
+    """An aligned text table; columns named in ``right`` align right (numbers)."""
+    rows = [list(map(str, r)) for r in rows]
+    widths = [len(h) for h in headers]
+    for row in rows:
+        widths = [max(w, len(cell)) for w, cell in zip(widths, row, strict=True)]
+    aligned = [h in right for h in headers]
+
+    def line(cells: Sequence[str]) -> str:
+        parts = [c.rjust(w) if r else c.ljust(w) for c, w, r in zip(cells, widths, aligned, strict=True)]
+        return "  ".join(parts).rstrip()
+
+    return [line(headers), line(["-" * w for w in widths])] + [line(r) for r in rows]
+
+
+def print_table(out: TextIO, headers: Sequence[str], rows: Iterable[Sequence[str]], *,
+                right: Sequence[str] = (), indent: str = "") -> None:
+    for text in table_lines(headers, rows, right=right):
+        out.write(indent + text + "\n")
+
+
+def print_records(out: TextIO, records: list[dict[str, Any]], as_json: bool, *, right: Sequence[str] = (),
+                  indent: str = "") -> None:
+    """Records as JSON lines, or as an aligned table of their keys."""
+    if as_json:
+        for record in records:
+            out.write(to_json(record) + "\n")
+        return
+    if not records:
+        return
+    headers = list(records[0])
+    rows = [["" if r.get(h) is None else str(r[h]) for h in headers] for r in records]
+    print_table(out, headers, rows, right=right, indent=indent)
+
+
+__all__ = [
+    "MAX_CELL", "bound_value", "clip", "codec_name", "encoding_name", "jsonable", "page_type_name", "print_records",
+    "print_table", "show_bound", "show_size", "table_lines", "text_cell", "to_json", "type_name",
+]

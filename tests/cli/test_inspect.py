@@ -1,0 +1,152 @@
+"""meta, schema, pages, index and bloom against pyarrow's view of the same files."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import pyarrow.parquet as pq
+import pytest
+
+from tests.cli.support import ENCRYPTED_KEYS, SPARK, SPARK_FILE, corpus, run, write_sample
+from tests.conftest import requires_corpus
+
+
+def test_meta_text_on_a_spark_fixture():
+    result = run("meta", SPARK_FILE)
+    assert result.code == 0, result.err
+    md = pq.ParquetFile(SPARK_FILE).metadata
+    assert f"rows:            {md.num_rows}" in result.out
+    assert f"row groups:      {md.num_row_groups}" in result.out
+    assert "created by:      parquet-mr" in result.out
+    assert "org.apache.spark.sql.parquet.row.metadata" in result.out
+    for i in range(md.num_row_groups):
+        assert f"row group {i}: {md.row_group(i).num_rows} rows" in result.out
+    assert "SNAPPY" in result.out and "INT32 DECIMAL(5,2)" in result.out
+
+
+def test_meta_json_agrees_with_pyarrow(tmp_path):
+    path = tmp_path / "sample.parquet"
+    write_sample(path, compression="zstd", bloom_filter_options={"name": True})
+    info = json.loads(run("meta", path, "--json").out)
+    md = pq.ParquetFile(path).metadata
+    assert info["rows"] == md.num_rows and info["row_groups"] == md.num_row_groups
+    assert info["encryption"] == "none"
+    for i, group in enumerate(info["row_group_details"]):
+        assert group["rows"] == md.row_group(i).num_rows
+        for j, chunk in enumerate(group["columns"]):
+            theirs = md.row_group(i).column(j)
+            assert chunk["column"] == theirs.path_in_schema
+            assert chunk["codec"] == theirs.compression
+            assert set(chunk["encodings"]) == set(theirs.encodings)
+            assert chunk["compressed"] == theirs.total_compressed_size
+            assert chunk["nulls"] == theirs.statistics.null_count
+            if theirs.statistics.has_min_max:
+                assert chunk["min"] == theirs.statistics.min and chunk["max"] == theirs.statistics.max
+            assert chunk["bloom_filter"] == (theirs.path_in_schema == "name")
+            assert chunk["column_index"] and chunk["offset_index"]
+
+
+def test_schema_prints_message_type_and_spark_schema():
+    result = run("schema", SPARK_FILE)
+    assert result.code == 0, result.err
+    message, spark = result.out.split("\nSpark schema:\n")
+    assert message.startswith("message spark_schema {")
+    assert "optional fixed_len_byte_array(16) dec38 (DECIMAL(38,10));" in message
+    assert spark.startswith("root\n |-- id: integer (nullable = false)")
+    assert " |-- m: map (nullable = true)\n |    |-- key: string\n" in spark
+    raw = run("schema", SPARK_FILE, "--spark-json").out.split("\nSpark schema (JSON):\n")[1]
+    assert json.loads(raw)["type"] == "struct"
+
+
+@requires_corpus()
+def test_schema_without_spark_metadata():
+    result = run("schema", corpus("nested_structs.rust.parquet"))
+    assert result.code == 0 and result.out.startswith("message ") and "Spark" not in result.out
+
+
+@requires_corpus()
+def test_pages_shows_crc_status_and_rows():
+    records = run("pages", corpus("datapage_v1-corrupt-checksum.parquet"), "--json").json_lines()
+    assert [(r["column"], r["page"], r["crc"]) for r in records] == [
+        ("a", 0, "BAD"), ("a", 1, "ok"), ("b", 0, "ok"), ("b", 1, "BAD")]
+    assert [r["first_row"] for r in records] == [0, 2560, 0, 2560]
+    assert all(r["type"] == "DATA" and r["encoding"] == "PLAIN" and r["values"] == 2560 for r in records)
+    table = run("pages", corpus("datapage_v1-corrupt-checksum.parquet"), "--column", "b")
+    assert table.code == 0 and len(table.lines) == 4 and "BAD" in table.lines[-1]
+
+
+def test_pages_of_a_nested_v2_column_count_rows():
+    records = run("pages", SPARK / "snappy_v2_dict.parquet", "--column", "arr", "--json").json_lines()
+    md = pq.ParquetFile(SPARK / "snappy_v2_dict.parquet").metadata
+    data = [r for r in records if r["type"] == "DATA_V2"]
+    assert {r["type"] for r in records} == {"DICTIONARY", "DATA_V2"}
+    for i in range(md.num_row_groups):
+        assert sum(r["rows"] for r in data if r["row_group"] == i) == md.row_group(i).num_rows
+        assert sum(r["values"] for r in data if r["row_group"] == i) == md.row_group(i).column(
+            [md.row_group(i).column(j).path_in_schema for j in range(md.num_columns)].index("arr.list.element")
+        ).num_values
+
+
+def test_index_lists_every_page(tmp_path):
+    path = tmp_path / "paged.parquet"
+    write_sample(path, data_page_size=128, compression="none")
+    records = run("index", path, "--column", "id", "--json").json_lines()
+    pages = [r for r in run("pages", path, "--column", "id", "--json").json_lines() if r["type"] == "DATA"]
+    assert len(records) == len(pages) > 3
+    for entry, page in zip(records, pages, strict=True):
+        assert (entry["row_group"], entry["offset"], entry["first_row"]) == (page["row_group"], page["offset"],
+                                                                              page["first_row"])
+        assert entry["compressed"] == page["header"] + page["compressed"]
+        assert entry["min"] == page["min"] and entry["max"] == page["max"]
+    text = run("index", path, "--column", "id").out
+    assert "row group 0, column 'id':" in text and "boundary order ASCENDING" in text
+
+
+@requires_corpus()
+def test_bloom_answers_per_row_group():
+    result = run("bloom", corpus("data_index_bloom_encoding_stats.parquet"), "--column", "String", "--json",
+                 "Hello", "brown fox", "not-in-this-file-at-all")
+    assert result.code == 0, result.err
+    answers = {r["value"]: r["result"] for r in result.json_lines()}
+    assert answers["Hello"] == answers["brown fox"] == "maybe present"
+    assert answers["not-in-this-file-at-all"] == "absent"
+
+
+def test_bloom_without_filters(tmp_path):
+    path = tmp_path / "plain.parquet"
+    write_sample(path)
+    result = run("bloom", path, "--column", "id", "5")
+    assert result.code == 0
+    assert result.out.count("no bloom filter") == 3
+
+
+@requires_corpus()
+@pytest.mark.parametrize("form", ["text", "hex", "base64"])
+def test_meta_of_encrypted_files_with_keys(form):
+    keys = list(ENCRYPTED_KEYS)
+    if form != "text":
+        for i, item in enumerate(keys):
+            if "text:" in item:
+                head, _, text = item.rpartition("text:")
+                raw = text.encode()
+                keys[i] = head + (raw.hex() if form == "hex" else base64.b64encode(raw).decode())
+    result = run("meta", corpus("encrypt_columns_and_footer.parquet.encrypted"), *keys)
+    assert result.code == 0, result.err
+    assert "encryption:      encrypted footer (AES_GCM_V1)" in result.out
+    assert "encrypted (column key)" in result.out
+
+
+@requires_corpus()
+def test_encrypted_footer_without_keys_is_one_error_line():
+    result = run("meta", corpus("encrypt_columns_and_footer.parquet.encrypted"))
+    assert result.code == 1 and len(result.err.splitlines()) == 1 and "decryption" in result.err
+
+
+@requires_corpus()
+def test_kms_keys_open_external_key_material():
+    keys = "kf:MDEyMzQ1Njc4OTAxMjM0NQ==,kc1:MTIzNDU2Nzg5MDEyMzQ1MA==,kc2:MTIzNDU2Nzg5MDEyMzQ1MQ=="
+    result = run("head", corpus("external_key_material_java.parquet.encrypted"), "-n", "2", "--json",
+                 "--kms-keys", keys)
+    assert result.code == 0, result.err
+    assert len(result.json_lines()) == 2
