@@ -186,6 +186,15 @@ class WriterOptions:
         )
 
 
+def _published_mode(path: str) -> int:
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
 class _Sink:
     """Sequential output with a position counter: a temporary file renamed on
     commit, or a caller's file object."""
@@ -196,6 +205,9 @@ class _Sink:
             self.target: str | None = os.path.abspath(os.fspath(where))
             folder, name = os.path.split(self.target)
             fd, self.temp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+            # mkstemp creates the file private (0600); the published file gets the
+            # mode a plain open() would give it: the replaced file's, or 0666 less the umask.
+            os.fchmod(fd, _published_mode(self.target))
             self.handle: BinaryIO = os.fdopen(fd, "wb")
         elif hasattr(where, "write"):
             self.target, self.temp, self.handle = None, None, where

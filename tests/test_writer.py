@@ -387,3 +387,19 @@ def test_arrow_and_pandas_input(tmp_path) -> None:
     df = pd.DataFrame({"x": [1.5, None], "s": ["a", None]})
     write_table(df, path)
     assert pq.read_table(path).to_pandas().equals(df)
+
+
+def test_written_file_has_the_mode_open_would_give(tmp_path):
+    import os
+    import stat
+
+    import parquet_codec as pc
+
+    path = tmp_path / "mode.parquet"
+    pc.write_table({"a": [1]}, path)
+    umask = os.umask(0)
+    os.umask(umask)
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o666 & ~umask
+    os.chmod(path, 0o640)
+    pc.write_table({"a": [2]}, path)  # replacing keeps the existing file's mode
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o640
