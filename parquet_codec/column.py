@@ -233,6 +233,9 @@ class _ChunkReader:
             indices = np.concatenate([p.indices for p in parts])
             return _as_array(gather(self.dictionary, indices))
         arrays = [_as_array(gather(self.dictionary, p.indices) if isinstance(p, _Indices) else p) for p in parts]
+        # Release the pieces the joined array replaces before joining: with
+        # values of a gigabyte, each copy alive at once counts.
+        self.values = self.dictionary = parts = None
         return concat(arrays) if arrays else empty_leaf(self.leaf).values
 
 
