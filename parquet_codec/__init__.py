@@ -2,6 +2,7 @@
 
 from parquet_codec._version import __version__
 from parquet_codec.crypto import CryptoFactory, FileDecryptionProperties, FileEncryptionProperties
+from parquet_codec.dataset import read_dataset, read_table
 from parquet_codec.errors import (
     ChecksumError,
     CorruptFileError,
@@ -15,7 +16,7 @@ from parquet_codec.errors import (
     SchemaError,
     UnsupportedError,
 )
-from parquet_codec.reader import ParquetFile, read_table
+from parquet_codec.reader import ParquetFile
 from parquet_codec.schema import Schema
 from parquet_codec.table import Column, Table
 from parquet_codec.writer import ParquetWriter, write_table
@@ -41,6 +42,7 @@ __all__ = [
     "Table",
     "UnsupportedError",
     "__version__",
+    "read_dataset",
     "read_table",
     "write_table",
 ]

@@ -1,0 +1,80 @@
+"""Folders of files: Spark's layout, hive partitions, typed partition values."""
+
+from __future__ import annotations
+
+import datetime
+
+import pytest
+
+import parquet_codec as pc
+from parquet_codec.dataset import discover, infer_type
+from parquet_codec.errors import SchemaError
+
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+
+
+def spark_like_folder(tmp_path):
+    """part files under key=value folders, with Spark's bookkeeping files beside them."""
+    table = pa.table({"id": list(range(12)), "year": [2020, 2021, 2021] * 4,
+                      "city": ["Paris", "São Paulo", None] * 4, "v": [i / 2 for i in range(12)]})
+    root = tmp_path / "out"
+    pq.write_to_dataset(table, root, partition_cols=["year", "city"],
+                        basename_template="part-{i}-c000.snappy.parquet")
+    (root / "_SUCCESS").write_bytes(b"")
+    for part in root.rglob("part-*"):
+        (part.parent / f".{part.name}.crc").write_bytes(b"crc")
+    (root / "_common_metadata").write_bytes(b"not data")
+    return table, root
+
+
+def test_partitioned_folder_reads_like_pyarrow_dataset(tmp_path):
+    table, root = spark_like_folder(tmp_path)
+    ours = pc.read_table(root)
+    assert ours.column_names == ["id", "v", "year", "city"]
+    got = sorted(ours.to_pylist(), key=lambda r: r["id"])
+    expected = sorted(table.to_pylist(), key=lambda r: r["id"])
+    assert got == [{k: e[k] for k in ours.column_names} for e in expected]
+    year = ours.schema.field("year")
+    assert year.node.physical_type == 1  # INT32, as Spark infers small integers
+
+
+def test_partition_columns_select_and_filter(tmp_path):
+    table, root = spark_like_folder(tmp_path)
+    got = pc.read_table(root, columns=["city", "id"], filters=[("year", "==", 2021), ("id", ">", 3)])
+    expected = [{"city": r["city"], "id": r["id"]} for r in table.to_pylist() if r["year"] == 2021 and r["id"] > 3]
+    assert sorted(got.to_pylist(), key=lambda r: r["id"]) == sorted(expected, key=lambda r: r["id"])
+    nulls = pc.read_table(root, filters=[("city", "==", None)])
+    assert {r["id"] for r in nulls.to_pylist()} == {2, 5, 8, 11}
+    either = pc.read_table(root, filters=[[("city", "==", "Paris")], [("id", "==", 4)]])
+    assert {r["id"] for r in either.to_pylist()} == {0, 3, 4, 6, 9}
+    none = pc.read_table(root, filters=[("year", ">", 3000)])
+    assert none.num_rows == 0 and none.column_names == ["id", "v", "year", "city"]
+
+
+def test_partition_type_inference():
+    assert infer_type(["1", "-2", None]) == "int"
+    assert infer_type(["1", str(2**40)]) == "long"
+    assert infer_type(["1", "2.5"]) == "double"
+    assert infer_type(["2020-01-02", None]) == "date"
+    assert infer_type(["2020-01-02 03:04:05.5"]) == "timestamp"
+    assert infer_type(["2020-01-02", "x"]) == "string"
+
+
+def test_typed_dates_and_escaped_values(tmp_path):
+    for day, name in ((datetime.date(2020, 1, 2), "a%2Fb"), (datetime.date(2021, 3, 4), "c d")):
+        folder = tmp_path / f"day={day.isoformat()}" / f"name={name}"
+        folder.mkdir(parents=True)
+        pq.write_table(pa.table({"x": [1]}), folder / "part-0.parquet")
+    rows = sorted(pc.read_table(tmp_path).to_pylist(), key=lambda r: r["day"])
+    assert rows == [{"x": 1, "day": datetime.date(2020, 1, 2), "name": "a/b"},
+                    {"x": 1, "day": datetime.date(2021, 3, 4), "name": "c d"}]
+
+
+def test_folder_errors(tmp_path):
+    with pytest.raises(SchemaError, match="no Parquet files"):
+        pc.read_table(tmp_path)
+    (tmp_path / "notapartition").mkdir()
+    pq.write_table(pa.table({"x": [1]}), tmp_path / "notapartition" / "part-0.parquet")
+    with pytest.raises(SchemaError, match="key=value"):
+        discover(str(tmp_path))
