@@ -71,8 +71,8 @@ class FileEncryptor:
         key = self.properties.column_key(dotted_path)
         if key is None:
             return None
-        uniform = self.properties.uniform
-        cipher = self.footer_cipher if uniform else ModuleCipher(key.key, self.properties.algorithm)
+        footer_key = self.properties.encrypted_with_footer_key(dotted_path)
+        cipher = self.footer_cipher if footer_key else ModuleCipher(key.key, self.properties.algorithm)
         return ColumnChunkEncryptor(cipher, self.file_aad, row_group, column, self.properties.data_page_v2_layout)
 
     def seal_column_chunk(self, chunk: ColumnChunk, row_group: int, column: int, dotted_path: str) -> ColumnChunk:
@@ -85,13 +85,13 @@ class FileEncryptor:
         key = self.properties.column_key(dotted_path)
         if key is None:
             return chunk
-        uniform = self.properties.uniform
-        if uniform:
+        footer_key = self.properties.encrypted_with_footer_key(dotted_path)
+        if footer_key:
             chunk.crypto_metadata = ColumnCryptoMetaData(ENCRYPTION_WITH_FOOTER_KEY=EncryptionWithFooterKey())
         else:
             chunk.crypto_metadata = ColumnCryptoMetaData(ENCRYPTION_WITH_COLUMN_KEY=EncryptionWithColumnKey(
                 path_in_schema=dotted_path.split("."), key_metadata=key.key_metadata))
-        if uniform and not self.properties.plaintext_footer:
+        if footer_key and not self.properties.plaintext_footer:
             return chunk
         encryptor = self.column(row_group, column, dotted_path)
         chunk.encrypted_column_metadata = encryptor.encrypt(ModuleType.COLUMN_META_DATA, serialize(chunk.meta_data))
@@ -119,10 +119,12 @@ class ColumnChunkEncryptor:
         self.column = column
         self.v2_layout = v2_layout
 
-    def encrypt(self, module_type: ModuleType, plaintext: bytes | memoryview, page: int | None = None) -> bytes:
-        """One module in its stored form; ``page`` is the data page ordinal of page modules."""
+    def encrypt(self, module_type: ModuleType, plaintext: bytes | memoryview, page: int | None = None, *,
+                lead: bytes | memoryview = b"") -> bytes | bytearray:
+        """One module in its stored form (after ``lead``, plaintext bytes stored in front of it);
+        ``page`` is the data page ordinal of page modules."""
         aad = module_aad(self.file_aad, module_type, self.row_group, self.column, page)
-        return self.cipher.encrypt(plaintext, aad, module_type)
+        return self.cipher.encrypt(plaintext, aad, module_type, lead=lead)
 
     def seal_page(self, header: PageHeader, body: bytes, data_page_ordinal: int | None,
                   *, checksum: bool = False) -> tuple[bytes, bytes]:
@@ -153,7 +155,8 @@ class ColumnChunkEncryptor:
             return self.encrypt(ModuleType.DATA_PAGE, body, ordinal)
         sub = header.data_page_header_v2
         levels = (sub.repetition_levels_byte_length or 0) + (sub.definition_levels_byte_length or 0)
-        return bytes(body[:levels]) + self.encrypt(ModuleType.DATA_PAGE, body[levels:], ordinal)
+        view = memoryview(body)
+        return self.encrypt(ModuleType.DATA_PAGE, view[levels:], ordinal, lead=view[:levels])
 
     def encrypt_column_index(self, serialized: bytes) -> bytes:
         return self.encrypt(ModuleType.COLUMN_INDEX, serialized)

@@ -53,7 +53,9 @@ class FileEncryptionProperties:
     ``column_keys`` maps dotted leaf paths ("a.b.c") to a key or to a
     ``(key, key_metadata)`` pair. With ``column_keys=None`` every column is
     encrypted with the footer key ("uniform encryption"); otherwise columns
-    absent from the mapping stay plaintext.
+    absent from the mapping stay plaintext, or with ``complete_columns=True``
+    are encrypted with the footer key (parquet-java's
+    ``parquet.encryption.complete.columns``).
 
     ``plaintext_footer`` keeps a signed, readable footer (section 5.4) so
     legacy readers can read the unencrypted columns. ``aad_prefix`` binds the
@@ -76,6 +78,7 @@ class FileEncryptionProperties:
         store_aad_prefix: bool = True,
         *,
         data_page_v2_layout: str = V2_LAYOUT_PARQUET_JAVA,
+        complete_columns: bool = False,
     ) -> None:
         self.footer_key = check_key(footer_key, "footer key")
         self.footer_key_metadata = _metadata_bytes(footer_key_metadata, "footer key metadata")
@@ -91,6 +94,7 @@ class FileEncryptionProperties:
             raise EncryptionError(f"data_page_v2_layout must be one of {V2_LAYOUTS}, got {data_page_v2_layout!r}")
         self.data_page_v2_layout = data_page_v2_layout
         self.uniform = column_keys is None
+        self.complete_columns = bool(complete_columns)
         self.column_keys: dict[str, ColumnKey] = {}
         for path, value in (column_keys or {}).items():
             self.column_keys[str(path)] = _column_key(path, value)
@@ -99,13 +103,13 @@ class FileEncryptionProperties:
         self.key_material_store: Any = None
 
     def column_key(self, dotted_path: str) -> ColumnKey | None:
-        """The key of a column, the footer key under uniform encryption, None for a plaintext column."""
-        if self.uniform:
+        """The key of a column: the footer key for a footer-key column, None for a plaintext column."""
+        if self.encrypted_with_footer_key(dotted_path):
             return ColumnKey(self.footer_key, None)
         return self.column_keys.get(dotted_path)
 
     def encrypted_with_footer_key(self, dotted_path: str) -> bool:
-        return self.uniform
+        return self.uniform or (self.complete_columns and dotted_path not in self.column_keys)
 
     def check_columns(self, dotted_paths: list[str]) -> None:
         """Every configured column must exist: a typo would silently leave data plaintext."""

@@ -253,11 +253,14 @@ class CryptoFactory:
         file_path: str | os.PathLike | None = None, aad_prefix: bytes | str | None = None,
         store_aad_prefix: bool = True, data_page_v2_layout: str = V2_LAYOUT_PARQUET_JAVA,
         cache_lifetime: timedelta | float | None = None, kms_connection_config: KmsConnectionConfig | None = None,
+        complete_columns: bool = False,
     ) -> FileEncryptionProperties:
         """Properties for one file, with fresh random data keys wrapped under the master keys.
 
         ``uniform_key``: a master key id (parquet-java's parquet.encryption.uniform.key)
-        or True, to encrypt the footer and every column with one key. With
+        or True, to encrypt the footer and every column with one key.
+        ``complete_columns`` (parquet.encryption.complete.columns) encrypts the
+        columns ``column_keys`` does not name with the footer key. With
         ``internal_key_material=False`` the sidecar beside ``file_path`` is
         written when a writer commits the file (``properties.key_material_store``),
         beside the file it writes."""
@@ -290,7 +293,8 @@ class CryptoFactory:
                 columns[column] = (dek, wrapper.key_metadata(dek, master, is_footer=False))
         properties = FileEncryptionProperties(
             footer_dek, footer_metadata, columns, algorithm=algorithm, plaintext_footer=plaintext_footer,
-            aad_prefix=aad_prefix, store_aad_prefix=store_aad_prefix, data_page_v2_layout=data_page_v2_layout)
+            aad_prefix=aad_prefix, store_aad_prefix=store_aad_prefix, data_page_v2_layout=data_page_v2_layout,
+            complete_columns=complete_columns)
         properties.key_material_store = store  # saved by the writer on commit, not now
         return properties
 
