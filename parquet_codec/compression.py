@@ -58,6 +58,7 @@ import zstandard
 
 from parquet_codec.errors import DecompressionError, ParquetError, ResourceLimitError, UnsupportedError
 from parquet_codec.format.ttypes import CompressionCodec
+from parquet_codec.limits import reserve
 
 Buffer = bytes | bytearray | memoryview
 
@@ -491,6 +492,8 @@ def decompress(
         raise DecompressionError(f"{entry.label} page declares an invalid size of {uncompressed_size} bytes")
     src = _byte_view(data)
     target = None if out is None else _out_view(out, uncompressed_size)
+    if target is None and codec != CompressionCodec.UNCOMPRESSED:
+        reserve(uncompressed_size, f"decompressed {entry.label} page")
     if not len(src):
         # Libraries disagree about empty input; the answer is known anyway.
         if uncompressed_size:

@@ -10,6 +10,7 @@ import os
 from typing import BinaryIO
 
 from parquet_codec.errors import CorruptFileError, ParquetError
+from parquet_codec.limits import reserve
 
 Source = str | os.PathLike | bytes | bytearray | memoryview | BinaryIO
 
@@ -63,6 +64,7 @@ class FileSource(ByteSource):
             self._fd = None
 
     def _read(self, offset: int, length: int) -> memoryview:
+        reserve(length, f"a read of {length} bytes at offset {offset}")
         if self._fd is not None and self._owned:
             data = os.pread(self._fd, length, offset)
         else:

@@ -1,0 +1,85 @@
+"""``fuzz/run TARGET SECONDS``: fuzz one target for a wall-clock budget and keep what it finds.
+
+libFuzzer stops at the first crash; this runner restarts it until the time is
+up, so one finding does not end a long run. Everything goes under
+``fuzz/findings/TARGET/`` (gitignored): the growing corpus, crash / timeout /
+OOM inputs, libFuzzer's log, and ``stats.json`` with the executions, peak RSS
+and findings of the run (summed over restarts).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from fuzz.seeds import seed_dirs
+
+FUZZ = Path(__file__).resolve().parent
+FINDINGS = FUZZ / "findings"
+TIMEOUT = 5  # seconds per input: a slower input is a hang
+RSS_LIMIT_MB = 2048
+MAX_LEN = {"read": 128 * 1024, "decrypt": 128 * 1024, "footer": 64 * 1024, "decode": 16 * 1024}
+_STATUS = re.compile(r"^#(\d+)\s.*?(?:exec/s: (\d+))?.*?rss: (\d+)Mb", re.MULTILINE)
+_TARGETS = ("read", "footer", "decode", "decrypt")
+
+
+def _command(target: str, work: Path, seconds: int, extra: list[str]) -> list[str]:
+    return [sys.executable, "-m", "fuzz.harness", target, f"-max_total_time={seconds}", f"-timeout={TIMEOUT}",
+            f"-rss_limit_mb={RSS_LIMIT_MB}", f"-max_len={MAX_LEN[target]}", f"-artifact_prefix={work}/",
+            "-print_final_stats=1", *extra, str(work / "corpus"), *map(str, seed_dirs(target))]
+
+
+def _parse(log: str) -> tuple[int, int]:
+    """(executions, peak RSS in MB) from one libFuzzer log."""
+    execs = rss = 0
+    for match in _STATUS.finditer(log):
+        execs = max(execs, int(match.group(1)))
+        rss = max(rss, int(match.group(3)))
+    final = re.search(r"stat::number_of_executed_units: (\d+)", log)
+    peak = re.search(r"stat::peak_rss_mb: (\d+)", log)
+    return (int(final.group(1)) if final else execs), max(rss, int(peak.group(1)) if peak else 0)
+
+
+def run(target: str, seconds: int, extra: list[str]) -> dict:
+    work = FINDINGS / target
+    (work / "corpus").mkdir(parents=True, exist_ok=True)
+    deadline = time.monotonic() + seconds
+    stats = {"target": target, "seconds": seconds, "executions": 0, "peak_rss_mb": 0, "restarts": 0,
+             "findings": []}
+    with open(work / "log.txt", "a") as log_file:
+        while (left := int(deadline - time.monotonic())) > 1:
+            before = set(os.listdir(work))
+            proc = subprocess.run(_command(target, work, left, extra), capture_output=True, text=True,
+                                  errors="replace", cwd=FUZZ.parent)
+            log_file.write(proc.stderr)
+            execs, rss = _parse(proc.stderr)
+            stats["executions"] += execs
+            stats["peak_rss_mb"] = max(stats["peak_rss_mb"], rss)
+            new = sorted(set(os.listdir(work)) - before - {"log.txt", "stats.json"})
+            stats["findings"] += new
+            if proc.returncode == 0:
+                break
+            stats["restarts"] += 1
+            if not new:  # failed without an input to show for it: do not spin
+                stats["error"] = f"exit {proc.returncode}: {proc.stderr[-1500:]}"
+                break
+    (work / "stats.json").write_text(json.dumps(stats, indent=1))
+    return stats
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) < 3 or argv[1] not in _TARGETS or not argv[2].isdigit():
+        print(f"usage: fuzz/run {{{','.join(_TARGETS)}}} SECONDS [libFuzzer options]", file=sys.stderr)
+        return 2
+    stats = run(argv[1], int(argv[2]), argv[3:])
+    print(json.dumps(stats))
+    return 1 if stats["findings"] or "error" in stats else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
