@@ -312,33 +312,35 @@ def _levels(leaf: LeafData, max_def: int) -> _Levels:
     value_at = None
     if leaf.def_levels is not None:
         present = leaf.def_levels == max_def
-        value_at = np.zeros(leaf.num_values + 1, dtype=np.int64)
-        np.cumsum(present, out=value_at[1:])
+        if not present.all():  # with no null slot, slot i holds value i
+            value_at = np.zeros(leaf.num_values + 1, dtype=np.int64)
+            np.cumsum(present, out=value_at[1:])
     starts = None if leaf.rep_levels is None else row_starts(leaf.rep_levels, leaf.num_values)
     return _Levels(leaf, max_def, value_at, starts)
 
 
 def _page_cuts(lv: _Levels, start: int, stop: int, value_cost: np.ndarray | float, page_size: int) -> list[int]:
     """Slot boundaries of pages over slots ``start..stop``: a page closes at the
-    first record start after its estimated size reaches ``page_size``."""
+    first record start after its estimated size reaches ``page_size``.
+
+    Sizes count values only, so the cut points are found among the values (a
+    cumulative sum over values, or a fixed count per page) and then mapped to
+    the slots holding them; nothing is computed per slot."""
     if stop <= start:
         return []
-    slots = stop - start
-    if isinstance(value_cost, np.ndarray) or lv.value_at is not None:
-        cost = np.zeros(slots, dtype=np.float64)
-        first_value = lv.values_before(start)
-        if lv.value_at is None:
-            cost += value_cost[first_value : first_value + slots] if isinstance(value_cost, np.ndarray) else value_cost
-        else:
-            present = np.flatnonzero(np.diff(lv.value_at[start : stop + 1]))
-            per = value_cost[first_value : first_value + len(present)] if isinstance(value_cost, np.ndarray) else value_cost
-            cost[present] = per
-        cum = np.cumsum(cost)
-        targets = np.arange(page_size, cum[-1], page_size) if cum[-1] > page_size else np.zeros(0)
-        ends = np.searchsorted(cum, targets, side="left") + start + 1
+    first = lv.values_before(start)
+    count = lv.values_before(stop) - first
+    if isinstance(value_cost, np.ndarray):
+        cum = np.cumsum(value_cost[first : first + count])
+        total = cum[-1] if count else 0
+        last = np.searchsorted(cum, np.arange(page_size, total, page_size), side="left")
     else:
         per_page = max(1, int(page_size // max(value_cost, 1e-9)))
-        ends = np.arange(start + per_page, stop, per_page)
+        last = np.arange(per_page - 1, count - 1, per_page)  # the value that fills each page
+    if lv.value_at is None:
+        ends = start + last + 1
+    else:
+        ends = np.searchsorted(lv.value_at, first + last, side="right")  # one past the slot holding it
     # Snap each end to the next record start; drop duplicates and the chunk end.
     starts = lv.starts
     if starts is None:

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from parquet_codec.arrays import Array, BinaryArray
+from parquet_codec.encodings.byte_arrays import TAIL_MASKS, unaligned_words
 from parquet_codec.format.ttypes import SizeStatistics, Statistics, Type
 from parquet_codec.types import LogicalInfo
 
@@ -147,20 +148,16 @@ def _item(values: BinaryArray, i: int) -> bytes:
     return np.asarray(values.data[int(values.offsets[i]) : int(values.offsets[i + 1])]).tobytes()
 
 
-def _prefix_keys(offsets: np.ndarray, data: np.ndarray, idx: np.ndarray, skip: int) -> np.ndarray:
-    """Bytes ``skip .. skip+8`` of the values ``idx`` as big-endian uint64, zero padded."""
+def _prefix_keys(offsets: np.ndarray, words: np.ndarray, idx: np.ndarray, skip: int) -> np.ndarray:
+    """Bytes ``skip .. skip+8`` of the values ``idx`` as big-endian uint64, zero
+    padded; ``words`` is :func:`~parquet_codec.encodings.byte_arrays.unaligned_words` of the data."""
     starts = offsets[idx] + skip
-    lengths = np.clip(offsets[idx + 1] - starts, 0, 8)
-    keys = np.zeros(len(idx), dtype=np.uint64)
-    for k in range(8):
-        has = lengths > k
-        byte = np.zeros(len(idx), dtype=np.uint64)
-        byte[has] = data[starts[has] + k]
-        keys |= byte << np.uint64(8 * (7 - k))
-    return keys
+    remaining = np.clip(offsets[idx + 1] - starts, 0, 8)
+    word = words[np.minimum(starts, len(words) - 1)] & TAIL_MASKS[remaining]
+    return word.byteswap()  # the first byte becomes the most significant
 
 
-def _lex_extreme(offsets: np.ndarray, data: np.ndarray, largest: bool) -> int:
+def _lex_extreme(offsets: np.ndarray, data: np.ndarray, words: np.ndarray, largest: bool) -> int:
     """Index of the lexicographically smallest (largest) value, vectorized.
 
     Narrows the candidates on 8-byte zero-padded prefixes: a strictly smaller
@@ -171,7 +168,7 @@ def _lex_extreme(offsets: np.ndarray, data: np.ndarray, largest: bool) -> int:
     skip = 0
     longest = int((offsets[1:] - offsets[:-1]).max()) if len(cand) else 0
     while len(cand) > _PYTHON_CANDIDATES and skip < longest:
-        keys = _prefix_keys(offsets, data, cand, skip)
+        keys = _prefix_keys(offsets, words, cand, skip)
         best = keys.max() if largest else keys.min()
         cand = cand[keys == best]
         skip += 8
@@ -183,7 +180,8 @@ def _lex_extreme(offsets: np.ndarray, data: np.ndarray, largest: bool) -> int:
 
 
 def _lex_argminmax(offsets: np.ndarray, data: np.ndarray) -> tuple[int, int]:
-    return _lex_extreme(offsets, data, False), _lex_extreme(offsets, data, True)
+    words = unaligned_words(data)
+    return _lex_extreme(offsets, data, words, False), _lex_extreme(offsets, data, words, True)
 
 
 # ---------------------------------------------------------------- encoding bounds
@@ -281,6 +279,9 @@ def level_histogram(levels: np.ndarray | None, max_level: int, count: int) -> li
     """How many slots have each level 0..max_level (all at 0 when there are no levels)."""
     if levels is None:
         return [count] + [0] * max_level
+    if max_level < 8:  # a compare per level beats bincount's widening of int16 levels to intp
+        counts = [int(np.count_nonzero(levels == k)) for k in range(1, max_level + 1)]
+        return [len(levels) - sum(counts), *counts]
     return np.bincount(levels, minlength=max_level + 1).tolist()
 
 

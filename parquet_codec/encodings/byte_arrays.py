@@ -133,3 +133,14 @@ def _range_index(starts: np.ndarray, lengths: np.ndarray, index: np.ndarray) -> 
     jumps[1:] -= starts[:-1] + lengths[:-1] - 1
     index[first] = jumps
     return np.cumsum(index, out=index)
+
+
+#: ``TAIL_MASKS[r]`` keeps the first ``r`` bytes (0..8) of a little-endian uint64 word.
+TAIL_MASKS = np.array([(1 << (8 * r)) - 1 for r in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
+
+
+def unaligned_words(data: np.ndarray) -> np.ndarray:
+    """``words[p]`` = the 8 bytes at ``data[p:p+8]`` as a little-endian uint64
+    (zero past the end), for comparing and hashing byte strings a word at a time."""
+    padded = np.concatenate((np.asarray(data, dtype=np.uint8).reshape(-1), np.zeros(8, dtype=np.uint8)))
+    return np.ndarray((len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))

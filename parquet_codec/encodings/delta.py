@@ -19,7 +19,7 @@ from typing import NamedTuple
 import numpy as np
 
 from parquet_codec.encodings.bitpack import bit_length, pack, packed_size, unpack
-from parquet_codec.encodings.byte_arrays import ByteArrays, gather_ranges
+from parquet_codec.encodings.byte_arrays import TAIL_MASKS, ByteArrays, gather_ranges, unaligned_words
 from parquet_codec.encodings.plain import as_byte_arrays, as_fixed_rows, as_numeric, type_name
 from parquet_codec.encodings.varint import (
     Buffer,
@@ -35,6 +35,7 @@ from parquet_codec.encodings.varint import (
 )
 from parquet_codec.errors import ResourceLimitError
 from parquet_codec.format.ttypes import Type
+from parquet_codec.limits import reserve, reserve_items
 
 _DBP = "DELTA_BINARY_PACKED"
 _DLBA = "DELTA_LENGTH_BYTE_ARRAY"
@@ -221,6 +222,7 @@ class DeltaBinaryPacked:
         h = _read_header(mv, offset, count)
         if h.total == 0:
             return np.zeros(0, dtype=signed), h.end - offset
+        reserve_items(h.total, bits // 8, f"{h.total} {_DBP} values")
         values = np.empty(h.total, dtype=unsigned)
         values[0] = h.first & ((1 << bits) - 1)
         if h.total == 1:
@@ -280,9 +282,14 @@ def _encode_blocks(u: np.ndarray, block_size: int, miniblocks: int) -> bytes:
     for width in np.unique(widths[widths > 0]).tolist():
         chosen = np.flatnonzero(widths == width)
         size = per_mini * width // 8
-        packed = np.frombuffer(pack(minis[chosen], width), dtype=np.uint8).reshape(-1, size)
-        out[mini_start[chosen][:, None] + np.arange(size)] = packed
+        packed = np.frombuffer(pack(np.take(minis, chosen, axis=0), width), dtype=np.uint8).reshape(-1, size)
+        _byte_rows(out, size)[mini_start[chosen]] = packed  # a row copy per miniblock, no per-byte index
     return out.tobytes()
+
+
+def _byte_rows(buf: np.ndarray, size: int) -> np.ndarray:
+    """A writable view whose row ``p`` is ``buf[p : p + size]``."""
+    return np.lib.stride_tricks.as_strided(buf, shape=(len(buf) - size + 1, size), strides=(1, 1), writeable=True)
 
 
 def _spans(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -388,20 +395,30 @@ def _check_byte_array_type(physical_type: int, type_length: int | None) -> bool:
 
 
 def _common_prefixes(ba: ByteArrays) -> np.ndarray:
-    """Length of the common prefix of each value with its predecessor (0 for the first)."""
+    """Length of the common prefix of each value with its predecessor (0 for the first).
+
+    Compares 8-byte words of each pair at once; a pair leaves the loop at its
+    first differing word, where the lowest set bit of the XOR (little-endian
+    words) tells the first differing byte."""
     n = len(ba)
     prefixes = np.zeros(n, dtype=np.int64)
-    lengths = ba.lengths()
-    shared = np.minimum(lengths[:-1], lengths[1:]) if n > 1 else np.zeros(0, dtype=np.int64)
-    total = int(shared.sum())
-    if total == 0:
+    if n < 2:
         return prefixes
-    pair = np.repeat(np.arange(n - 1), shared)
-    column = np.arange(total) - np.repeat(np.cumsum(shared) - shared, shared)
-    unequal = np.flatnonzero(ba.data[ba.offsets[:-2][pair] + column] != ba.data[ba.offsets[1:-1][pair] + column])
-    common = shared.copy()
-    pairs, first = np.unique(pair[unequal], return_index=True)
-    common[pairs] = column[unequal[first]]
+    offsets = np.asarray(ba.offsets, dtype=np.int64)
+    lengths = offsets[1:] - offsets[:-1]
+    common = np.minimum(lengths[:-1], lengths[1:])  # the shared length, until a difference is found
+    words = unaligned_words(ba.data)
+    todo = np.flatnonzero(common > 0)
+    skip = 0
+    while len(todo):
+        remaining = common[todo] - skip
+        diff = words[offsets[todo] + skip] ^ words[offsets[todo + 1] + skip]
+        diff &= TAIL_MASKS[np.minimum(remaining, 8)]
+        found = diff != 0
+        lowest = diff[found] & (~diff[found] + np.uint64(1))  # a power of two: exact as a float
+        common[todo[found]] = skip + (np.frexp(lowest.astype(np.float64))[1] - 1) // 8
+        todo = todo[~found & (remaining > 8)]
+        skip += 8
     prefixes[1:] = common
     return prefixes
 
@@ -431,6 +448,7 @@ def _front_decode(prefixes: np.ndarray, suffixes: ByteArrays, stream_at: int, ma
     total = int(lengths.sum())
     if total > max_bytes:
         raise ResourceLimitError(f"{_DBA}: values would take {total} bytes, more than the limit of {max_bytes}")
+    reserve(total + 8 * n, f"{n} {_DBA} values of {total} bytes")
     offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     if not offsets[-1]:

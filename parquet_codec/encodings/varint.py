@@ -118,11 +118,12 @@ def encode_uleb128_array(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     Returns (the concatenated encodings as uint8, the byte length of each).
     """
     v = np.asarray(values, dtype=np.uint64).reshape(-1)
+    width = max(1, -(-int(v.max()).bit_length() // 7)) if v.size else 1  # bytes of the longest encoding
     lengths = np.ones(v.shape, dtype=np.int64)
-    for k in range(1, _MAX_VARINT_BYTES):
+    for k in range(1, width):
         lengths += v >= np.uint64(1) << np.uint64(7 * k)
-    shifts = np.arange(_MAX_VARINT_BYTES, dtype=np.uint64) * np.uint64(7)
+    shifts = np.arange(width, dtype=np.uint64) * np.uint64(7)
     groups = ((v[:, None] >> shifts) & np.uint64(0x7F)).astype(np.uint8)
-    position = np.arange(_MAX_VARINT_BYTES)
+    position = np.arange(width)
     groups[position[None, :] < (lengths - 1)[:, None]] |= 0x80  # continuation bits
     return groups[position[None, :] < lengths[:, None]], lengths
