@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import argparse
 
-from benchmarks.common import datasets, median_seconds, print_table, wide_table, write_cached
-
 import parquet_codec as pc
+from benchmarks.common import datasets, median_seconds, print_table, wide_table, write_cached
 
 
 def fastparquet_read(path: str) -> object | None:

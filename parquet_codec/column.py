@@ -1,9 +1,12 @@
 """Reading one column chunk (File Format: "Column chunks").
 
 A chunk is an optional dictionary page followed by data pages. Each data
-page yields its levels and its encoded non-null values; the values of all
-pages are joined into one array, with dictionary indices gathered once when
-every page is dictionary-encoded.
+page yields its levels and its encoded non-null values. Values of 1-D
+fixed-width types are decoded page by page into one preallocated array (a
+PLAIN page without levels is decompressed straight into it); other values
+are joined at the end, with dictionary indices gathered once when every page
+is dictionary-encoded. Pages with levels are held back in small batches so
+that their level streams are decoded together.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from parquet_codec import compression
 from parquet_codec.arrays import Array, BinaryArray, PrimitiveArray, concat
 from parquet_codec.encodings import (
     ByteArrays,
@@ -25,17 +29,31 @@ from parquet_codec.encodings import (
     decode_plain,
     gather,
 )
+from parquet_codec.encodings.dictionary import gather_into
+from parquet_codec.encodings.plain import decode_plain_into, plain_dtype
+from parquet_codec.encodings.rle_batch import decode_streams
 from parquet_codec.errors import CorruptFileError, DecodingError, ParquetError, UnsupportedError
-from parquet_codec.format.ttypes import ColumnChunk, ColumnMetaData, Encoding, PageLocation, PageType, Type
+from parquet_codec.format.ttypes import (
+    ColumnChunk,
+    ColumnMetaData,
+    CompressionCodec,
+    Encoding,
+    PageLocation,
+    PageType,
+    Type,
+)
 from parquet_codec.io import ByteSource
 from parquet_codec.levels import LEVEL_DTYPE, LeafData
+from parquet_codec.limits import reserve_items
 from parquet_codec.page import (
     DataPage,
+    PageSections,
     RawPage,
     iter_page_run,
     iter_pages,
     read_data_page,
     read_dictionary_page,
+    split_data_page,
     verify_crc,
 )
 from parquet_codec.schema import SchemaNode
@@ -65,7 +83,7 @@ def chunk_range(meta: ColumnMetaData, file_size: int, *, padding: int = 0) -> tu
     """
     start = meta.data_page_offset
     dictionary = meta.dictionary_page_offset
-    if dictionary is not None and 0 < dictionary < start:
+    if dictionary is not None and start is not None and 0 < dictionary < start:
         start = dictionary
     length = meta.total_compressed_size
     if start is None or length is None or start < 4 or length < 0 or start + length > file_size:
@@ -77,13 +95,15 @@ def chunk_range(meta: ColumnMetaData, file_size: int, *, padding: int = 0) -> tu
 
 def read_column_chunk(
     source: ByteSource, chunk: ColumnChunk, leaf: SchemaNode, *, verify_checksums: bool = True, padding: int = 0,
-    decryptor: object | None = None,
+    decryptor: object | None = None, out: np.ndarray | None = None,
 ) -> LeafData:
     """Decode every page of ``chunk`` into the leaf's levels and non-null values.
 
     ``padding``: see :func:`chunk_range`. ``decryptor``
     (crypto.ColumnChunkDecryptor) decrypts an encrypted chunk; its
-    ``metadata`` replaces the chunk's (possibly encrypted) ColumnMetaData."""
+    ``metadata`` replaces the chunk's (possibly encrypted) ColumnMetaData.
+    ``out`` (a 1-D array of the leaf's :func:`plain_dtype`) receives the
+    non-null values, which are then a view of it."""
     meta = chunk.meta_data if decryptor is None else decryptor.metadata
     if meta is None:
         if chunk.crypto_metadata is not None or chunk.encrypted_column_metadata is not None:
@@ -93,7 +113,7 @@ def read_column_chunk(
     if meta.num_values == 0:  # nothing to read; some writers leave the offsets at 0
         return empty_leaf(leaf)
     start, length = chunk_range(meta, source.size, padding=padding)
-    reader = _ChunkReader(leaf, meta.codec, verify_checksums, decryptor)
+    reader = _ChunkReader(leaf, meta.codec, verify_checksums, decryptor, _value_buffer(leaf, meta.num_values, length, out))
     for page in iter_pages(source.read(start, length), start, meta.num_values, decryptor):
         reader.add(page)
     return reader.finish(meta.num_values)
@@ -114,7 +134,8 @@ def read_column_pages(
     if meta is None:
         raise CorruptFileError("column chunk has no metadata")
     _check_meta(meta, leaf)
-    reader = _ChunkReader(leaf, meta.codec, verify_checksums)
+    buffer = _value_buffer(leaf, meta.num_values, min(max(meta.total_compressed_size or 0, 0), source.size))
+    reader = _ChunkReader(leaf, meta.codec, verify_checksums, buffer=buffer)
     idx = np.asarray(pages, dtype=np.int64)
     if not len(idx) or meta.num_values == 0:
         return empty_leaf(leaf)
@@ -145,10 +166,62 @@ def _check_meta(meta: ColumnMetaData, leaf: SchemaNode) -> None:
         raise CorruptFileError(f"column chunk declares {meta.num_values} values")
 
 
-class _ChunkReader:
-    """Accumulates the pages of one chunk."""
+# Data pages with levels are held back, split but not decoded, until they
+# hold this many levels or values bytes: then the level streams of all of
+# them are decoded in one pass (encodings.rle_batch), saving the fixed
+# per-page cost. Larger batches measured slower again (arrays leave the cache).
+_BATCH_LEVELS = 1 << 17
+_BATCH_BYTES = 4 * 2**20
 
-    def __init__(self, leaf: SchemaNode, codec: int, verify_checksums: bool, decryptor: object | None = None) -> None:
+# A preallocated value buffer is only sized from a chunk's declared value count
+# when that count is plausible for its bytes; beyond this expansion (possible
+# with RLE, rare in practice) pages are decoded one by one and joined.
+_MAX_EXPANSION = 64
+
+
+class _ValueBuffer:
+    """The non-null values of a chunk of a 1-D fixed-width type, decoded in
+    place into one preallocated array, page after page."""
+
+    def __init__(self, array: np.ndarray) -> None:
+        self.array = array
+        self.filled = 0
+
+    def take(self, count: int) -> np.ndarray:
+        """The next ``count`` slots, to be filled by the caller."""
+        start = self.filled
+        if count > len(self.array) - start:
+            raise CorruptFileError(f"pages hold more than the {len(self.array)} values the column chunk declares")
+        self.filled = start + count
+        return self.array[start : self.filled]
+
+    def result(self) -> Array:
+        return PrimitiveArray.of(self.array[: self.filled])
+
+
+def _value_buffer(leaf: SchemaNode, capacity: int, chunk_bytes: int, out: np.ndarray | None = None
+                  ) -> _ValueBuffer | None:
+    """A buffer for the chunk's values (``out`` when given), or None for a
+    type it does not serve or an implausible declared ``capacity``."""
+    dtype = plain_dtype(leaf.physical_type)
+    if dtype is None:
+        return None
+    if out is not None:
+        if out.dtype != dtype or out.ndim != 1:
+            raise TypeError(f"out must be a 1-D {dtype} array, not {out.ndim}-D {out.dtype}")
+        return _ValueBuffer(out)
+    if capacity * dtype.itemsize > _MAX_EXPANSION * chunk_bytes + 2**20:
+        return None
+    reserve_items(capacity, dtype.itemsize, f"{capacity} {Type._VALUES_TO_NAMES.get(leaf.physical_type)} values")
+    return _ValueBuffer(np.empty(capacity, dtype=dtype))
+
+
+class _ChunkReader:
+    """Accumulates the pages of one chunk: into ``buffer`` when given, else
+    as a list of per-page values joined at the end."""
+
+    def __init__(self, leaf: SchemaNode, codec: int, verify_checksums: bool, decryptor: object | None = None,
+                 buffer: _ValueBuffer | None = None) -> None:
         self.decryptor = decryptor
         self.leaf = leaf
         self.codec = codec
@@ -157,6 +230,10 @@ class _ChunkReader:
         self.defs: list[np.ndarray] = []
         self.reps: list[np.ndarray] = []
         self.values: list[np.ndarray | ByteArrays | _Indices] = []
+        self.buffer = buffer
+        self.pending: list[tuple[RawPage, PageSections]] = []
+        self.pending_bytes = self.pending_levels = 0
+        self.data_pages = 0
         self.num_values = 0
 
     def add(self, page: RawPage) -> None:
@@ -178,14 +255,23 @@ class _ChunkReader:
             raise
 
     def _add_dictionary(self, page: RawPage) -> None:
-        if self.dictionary is not None or self.values:
+        if self.dictionary is not None or self.data_pages:
             raise CorruptFileError("dictionary page after the first page of the chunk")
         data, count, _ = read_dictionary_page(page, self.codec)
         leaf = self.leaf
         self.dictionary = decode_plain(data, leaf.physical_type, count, type_length=leaf.type_length)[0]
 
     def _add_data(self, page: RawPage) -> None:
+        self.data_pages += 1
+        if self.buffer is not None and self._add_plain_direct(page):
+            return
         leaf = self.leaf
+        if leaf.max_definition_level:
+            sections = split_data_page(page, self.codec, leaf.max_repetition_level, leaf.max_definition_level)
+            if sections is not None:
+                self._hold(page, sections)
+                return
+        self.flush()  # pages keep their order
         data_page = read_data_page(page, self.codec, leaf.max_repetition_level, leaf.max_definition_level)
         count = data_page.num_values
         if data_page.def_levels is not None:
@@ -193,10 +279,90 @@ class _ChunkReader:
             self.defs.append(data_page.def_levels)
         if data_page.rep_levels is not None:
             self.reps.append(data_page.rep_levels)
-        self.values.append(self._decode_values(data_page, count))
+        self._add_values(data_page, count)
         self.num_values += data_page.num_values
 
-    def _decode_values(self, page: DataPage, count: int) -> np.ndarray | ByteArrays | _Indices:
+    def _add_values(self, page: DataPage | PageSections, count: int) -> None:
+        if self.buffer is None:
+            self.values.append(self._decode_values(page, count))
+        else:
+            self._decode_into(page, self.buffer.take(count))
+
+    def _hold(self, page: RawPage, sections: PageSections) -> None:
+        self.pending.append((page, sections))
+        self.pending_bytes += len(sections.values)
+        self.pending_levels += sections.num_values
+        self.num_values += sections.num_values
+        if self.pending_bytes >= _BATCH_BYTES or self.pending_levels >= _BATCH_LEVELS:
+            self.flush()
+
+    def flush(self) -> None:
+        """Decode the held pages: all their levels at once, then their values page by page."""
+        pending, self.pending, self.pending_bytes, self.pending_levels = self.pending, [], 0, 0
+        if not pending:
+            return
+        leaf = self.leaf
+        counts = np.array([sections.num_values for _, sections in pending], dtype=np.int64)
+        if leaf.max_repetition_level:
+            self.reps.append(_batch_levels(pending, "rep", counts, leaf.max_repetition_level, "repetition"))
+        defs = _batch_levels(pending, "defs", counts, leaf.max_definition_level, "definition")
+        self.defs.append(defs)
+        present = defs == leaf.max_definition_level
+        start = 0
+        for (page, sections), levels in zip(pending, counts.tolist(), strict=True):
+            count = int(np.count_nonzero(present[start : start + levels]))
+            start += levels
+            try:
+                self._add_values(sections, count)
+            except ParquetError as exc:
+                exc.add_context(page=page.ordinal, file_offset=page.offset)
+                raise
+
+    def _add_plain_direct(self, page: RawPage) -> bool:
+        """Decompress a PLAIN page without levels straight into the value
+        buffer; False (nothing done) when the page is not such a page."""
+        header, codec = page.header, self.codec
+        if self.leaf.max_definition_level or self.leaf.physical_type == Type.BOOLEAN:
+            return False  # (max_rep > 0 implies max_def > 0)
+        if page.type == PageType.DATA_PAGE:
+            sub = header.data_page_header
+            compressed = codec != CompressionCodec.UNCOMPRESSED
+        elif page.type == PageType.DATA_PAGE_V2:
+            sub = header.data_page_header_v2
+            if sub.repetition_levels_byte_length or sub.definition_levels_byte_length:
+                return False
+            compressed = sub.is_compressed is not False and codec != CompressionCodec.UNCOMPRESSED
+        else:
+            return False
+        size = sub.num_values * self.buffer.array.itemsize
+        if sub.encoding != Encoding.PLAIN or header.uncompressed_page_size != size:
+            return False
+        if not compressed and len(page.body) != size:
+            return False  # the general path names the inconsistency
+        target = self.buffer.take(sub.num_values).view(np.uint8)
+        if compressed:
+            compression.decompress(codec, page.body, size, out=target)
+        else:
+            target[:] = np.frombuffer(page.body, dtype=np.uint8)
+        self.num_values += sub.num_values
+        return True
+
+    def _decode_into(self, page: DataPage | PageSections, slot: np.ndarray) -> None:
+        """Decode the page's ``len(slot)`` non-null values into ``slot``."""
+        if page.encoding in _DICTIONARY_ENCODINGS:
+            if self.dictionary is None:
+                raise CorruptFileError("dictionary-encoded page without a dictionary page")
+            gather_into(self.dictionary, decode_indices(page.values, len(slot))[0], slot)
+        elif page.encoding == Encoding.PLAIN:
+            decode_plain_into(page.values, self.leaf.physical_type, slot)
+        else:
+            values = self._decode_values(page, len(slot))
+            if not isinstance(values, np.ndarray) or values.dtype != slot.dtype or values.shape != slot.shape:
+                raise DecodingError(f"decoder returned {type(values).__name__} where {len(slot)} {slot.dtype} "
+                                    "values were expected")
+            slot[:] = values
+
+    def _decode_values(self, page: DataPage | PageSections, count: int) -> np.ndarray | ByteArrays | _Indices:
         leaf, encoding, data = self.leaf, page.encoding, page.values
         physical, width = leaf.physical_type, leaf.type_length
         if encoding in _DICTIONARY_ENCODINGS:
@@ -221,11 +387,13 @@ class _ChunkReader:
         raise UnsupportedError(f"unknown encoding {name}")
 
     def finish(self, declared: int) -> LeafData:
+        self.flush()
         if self.num_values != declared:
             raise CorruptFileError(f"pages hold {self.num_values} values, the column chunk declares {declared}")
         defs = _join_levels(self.defs) if self.leaf.max_definition_level else None
         reps = _join_levels(self.reps) if self.leaf.max_repetition_level else None
-        return LeafData(defs, reps, self._join_values(), self.num_values)
+        values = self._join_values() if self.buffer is None else self.buffer.result()
+        return LeafData(defs, reps, values, self.num_values)
 
     def _join_values(self) -> Array:
         parts = self.values
@@ -237,6 +405,34 @@ class _ChunkReader:
         # values of a gigabyte, each copy alive at once counts.
         self.values = self.dictionary = parts = None
         return concat(arrays) if arrays else empty_leaf(self.leaf).values
+
+
+def _batch_levels(pending: list[tuple[RawPage, PageSections]], name: str, counts: np.ndarray, max_level: int,
+                  kind: str) -> np.ndarray:
+    """The ``name`` ("rep" or "defs") level streams of the held pages, decoded
+    and checked: in one pass when they are regular, else page by page."""
+    width = max_level.bit_length()
+    streams = [getattr(sections, name) for _, sections in pending]
+    bounds = np.concatenate(([0], np.cumsum([len(s) for s in streams], dtype=np.int64)))
+    narrow = LEVEL_DTYPE if width < 16 else None  # every value of the width fits
+    levels = decode_streams(np.frombuffer(b"".join(streams), dtype=np.uint8), bounds, counts, width, narrow)
+    if levels is None:
+        levels = np.concatenate([_page_levels(page, stream, width, int(count))
+                                 for (page, _), stream, count in zip(pending, streams, counts, strict=True)])
+    # A level above the maximum fits in the bit width unless the maximum is all ones.
+    if max_level != (1 << width) - 1 and len(levels) and int(levels.max()) > max_level:
+        page = pending[int(np.searchsorted(np.cumsum(counts), int(np.argmax(levels > max_level)), side="right"))][0]
+        raise CorruptFileError(f"{kind} level {int(levels.max())} exceeds the column's maximum {max_level}",
+                               page=page.ordinal, file_offset=page.offset)
+    return levels.astype(LEVEL_DTYPE, copy=False)
+
+
+def _page_levels(page: RawPage, stream: memoryview, width: int, count: int) -> np.ndarray:
+    try:
+        return RleBitPackedHybrid.decode(stream, width, count)[0]
+    except ParquetError as exc:
+        exc.add_context(page=page.ordinal, file_offset=page.offset)
+        raise
 
 
 def empty_leaf(leaf: SchemaNode) -> LeafData:

@@ -24,7 +24,15 @@ from typing import NamedTuple
 
 import numpy as np
 
-from parquet_codec.arrays import Array, BinaryArray, ListArray, MapArray, PrimitiveArray, StructArray
+from parquet_codec.arrays import (
+    Array,
+    BinaryArray,
+    ListArray,
+    MapArray,
+    PrimitiveArray,
+    StructArray,
+    take_range,
+)
 from parquet_codec.errors import CorruptFileError, DecodingError, SchemaError
 from parquet_codec.nested import LIST, MAP, PRIMITIVE, STRUCT, Field
 from parquet_codec.schema import SchemaNode
@@ -162,6 +170,18 @@ class _Assembler:
             return StructArray(count, children, validity=validity)
         return self.build_list(field, data, pos, validity)
 
+    def build_into(self, field: Field, out: np.ndarray) -> Array:
+        """A flat primitive field's slots, written into ``out`` (one per level slot)."""
+        data = self.leaf(field.node)
+        if data.rep_levels is not None or data.num_values != len(out):
+            raise CorruptFileError(f"column {field.node.dotted_path!r} holds {data.num_values} level slots "
+                                   f"where {len(out)} rows are expected")
+        validity = None
+        if data.def_levels is not None and field.def_level > 0:
+            valid = data.def_levels >= field.def_level
+            validity = None if valid.all() else valid
+        return _scatter_into(data.values, validity, out)
+
     def build_list(self, field: Field, data: LeafData, pos: np.ndarray | None,
                    validity: np.ndarray | None) -> Array:
         entry = field.repeated_node
@@ -211,10 +231,29 @@ def _scatter(values: Array, validity: np.ndarray | None, count: int) -> Array:
     raise SchemaError(f"leaf values must be a PrimitiveArray or BinaryArray, got {type(values).__name__}")
 
 
-def assemble(field: Field, leaves: Mapping[tuple[str, ...], LeafData]) -> Array:
+def _scatter_into(values: Array, validity: np.ndarray | None, out: np.ndarray) -> PrimitiveArray:
+    """:func:`_scatter` of fixed-width values into ``out``; values that are
+    already ``out`` itself (decoded in place) are not copied."""
+    if not isinstance(values, PrimitiveArray) or values.values.shape[1:] != out.shape[1:]:
+        raise SchemaError(f"cannot write {type(values).__name__} values into a {out.dtype} column buffer")
+    raw = values.values
+    if validity is None:
+        if raw.__array_interface__["data"][0] != out.__array_interface__["data"][0]:
+            out[:] = raw
+    else:
+        out.fill(0)
+        out[np.flatnonzero(validity)] = raw  # measured faster than boolean-mask assignment
+    return PrimitiveArray.of(out, validity)
+
+
+def assemble(field: Field, leaves: Mapping[tuple[str, ...], LeafData], out: np.ndarray | None = None) -> Array:
     """Build the array of a top-level ``field`` (one slot per record) from the
-    level streams and non-null values of its leaves, keyed by leaf path."""
+    level streams and non-null values of its leaves, keyed by leaf path.
+    ``out``: for a flat primitive field, the array its slots are written to
+    (nulls as zeros); the result's values are then ``out`` itself."""
     try:
+        if out is not None and field.kind == PRIMITIVE:
+            return _Assembler(leaves).build_into(field, out)
         return _Assembler(leaves).build(field, 0, 0)
     except RecursionError:
         raise SchemaError(f"field {field.name!r} nests too deeply to assemble") from None
@@ -233,6 +272,8 @@ class _Stream(NamedTuple):
     defs: np.ndarray
     idx: np.ndarray
     identity: bool  # idx is still 0..n-1 over the whole array (nothing expanded)
+    span: tuple[int, int] | None = None  # the live idx are exactly span[0]..span[1]-1, in order
+    aligned: bool = False  # idx[i] is i or -1: only nulls of the top-level array applied
 
 
 def shred(field: Field, array: Array) -> dict[tuple[str, ...], LeafData]:
@@ -281,51 +322,73 @@ def _apply_nulls(field: Field, array: Array, s: _Stream) -> _Stream:
     """Fix the definition level of entries whose value is null at this field."""
     if array.validity is None:
         return s
-    live = s.idx >= 0
-    null = np.zeros(len(s.idx), dtype=bool)
-    null[live] = ~array.validity[s.idx[live]]
+    if s.identity or s.aligned:  # position i holds slot i (or is already -1)
+        null = ~array.validity if s.identity else ~array.validity & (s.idx >= 0)
+    else:
+        live = s.idx >= 0
+        null = np.zeros(len(s.idx), dtype=bool)
+        null[live] = ~array.validity[s.idx[live]]
     if not null.any():
         return s
     if not field.nullable:
         raise SchemaError(f"field {'.'.join(field.path)!r} is not nullable but holds "
                           f"{int(np.count_nonzero(null))} nulls")
-    defs = s.defs.copy()
-    defs[null] = field.def_level - 1  # the parent is present, this optional node is not
-    idx = s.idx.copy()
-    idx[null] = -1
-    return _Stream(s.rep, defs, idx, False)
+    # The parent is present, this optional node is not.
+    defs = np.where(null, np.array(field.def_level - 1, dtype=LEVEL_DTYPE), s.defs)
+    idx = np.where(null, -1, s.idx)
+    # Nulls: the live idx no longer form a span, but top-level positions stay aligned.
+    return _Stream(s.rep, defs, idx, False, aligned=s.identity or s.aligned)
 
 
 def _expand_entries(field: Field, array: ListArray | MapArray, s: _Stream) -> _Stream:
-    """One stream entry per list entry; empty lists keep one entry that ends there."""
-    live = s.idx >= 0
+    """One stream entry per list entry; empty lists keep one entry that ends there.
+
+    Only an entry's first position inherits the parent's levels; the others
+    repeat at this list's level, and their definition level is left for the
+    leaf (or a null below) to fix, as for every live position."""
     offsets = np.asarray(array.offsets, dtype=np.int64)
-    starts = np.zeros(len(s.idx), dtype=np.int64)
-    lengths = np.zeros(len(s.idx), dtype=np.int64)
-    starts[live] = offsets[s.idx[live]]
-    lengths[live] = offsets[s.idx[live] + 1] - starts[live]
-    defs = s.defs.copy()
-    defs[live & (lengths == 0)] = field.def_level  # present but empty
-    expanding = lengths > 0
-    counts = np.where(expanding, lengths, 1)
-    total = int(counts.sum())
+    if s.identity:
+        live = None
+        starts, lengths = offsets[:-1], offsets[1:] - offsets[:-1]
+    else:
+        live = s.idx >= 0
+        starts = np.zeros(len(s.idx), dtype=np.int64)
+        lengths = np.zeros(len(s.idx), dtype=np.int64)
+        starts[live] = offsets[s.idx[live]]
+        lengths[live] = offsets[s.idx[live] + 1] - starts[live]
+    empty = lengths == 0
+    counts = np.where(empty, 1, lengths)
     first = np.cumsum(counts) - counts  # output position of each entry's first element
-    within = np.arange(total, dtype=np.int64) - np.repeat(first, counts)
-    rep = np.repeat(s.rep, counts)
-    rep[within > 0] = field.repeated_node.max_repetition_level
-    idx = np.where(np.repeat(expanding, counts), np.repeat(starts, counts) + within, -1)
-    return _Stream(rep, np.repeat(defs, counts), idx, False)
+    total = int(first[-1] + counts[-1]) if len(counts) else 0
+    rep = np.full(total, field.repeated_node.max_repetition_level, dtype=LEVEL_DTYPE)
+    rep[first] = s.rep
+    defs = np.zeros(total, dtype=LEVEL_DTYPE)
+    defs[first] = s.defs
+    if live is None:
+        defs[first[empty]] = field.def_level  # present but empty
+    else:
+        defs[first[live & empty]] = field.def_level
+    idx = np.repeat(starts - first, counts)
+    idx += np.arange(total, dtype=np.int64)
+    idx[first[empty]] = -1  # empty or null: nothing below
+    span = (int(offsets[0]), int(offsets[-1])) if live is None else None  # all entries, in order
+    return _Stream(rep, defs, idx, False, span)
 
 
 def _leaf_output(field: Field, array: Array, s: _Stream) -> LeafData:
-    live = s.idx >= 0
     node = field.node
-    defs = s.defs
-    if live.any():
-        defs = defs.copy()
-        defs[live] = node.max_definition_level
-    # Nothing expanded or nulled: the input values are the leaf values as they are.
-    values = _without_validity(array) if s.identity and live.all() else _take(array, s.idx[live])
+    if s.identity:  # nothing expanded or nulled: every slot is a value, the input's values as they are
+        defs = np.full(len(s.idx), node.max_definition_level, dtype=LEVEL_DTYPE)
+        return LeafData(defs if node.max_definition_level > 0 else None,
+                        s.rep if node.max_repetition_level > 0 else None, _without_validity(array), len(defs))
+    live = s.idx >= 0
+    defs = np.where(live, np.array(node.max_definition_level, dtype=LEVEL_DTYPE), s.defs)
+    if s.span is not None:  # the entries of every list, in order: a slice, no gather
+        values = _without_validity(take_range(array, *s.span))
+    elif s.aligned and isinstance(array, PrimitiveArray):  # the valid slots, by mask
+        values = PrimitiveArray.of(array.values[live])
+    else:
+        values = _take(array, s.idx[live])
     return LeafData(defs if node.max_definition_level > 0 else None,
                     s.rep if node.max_repetition_level > 0 else None, values, len(defs))
 

@@ -9,6 +9,7 @@ themselves is the column layer's business.
 
 from __future__ import annotations
 
+import threading
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -33,7 +34,7 @@ from parquet_codec.format.ttypes import (
     PageHeader,
     PageType,
 )
-from parquet_codec.thrift_io import deserialize, serialize
+from parquet_codec.thrift_io import WindowDecoder, deserialize, serialize
 
 # A page header is a few dozen bytes; statistics can make it larger, but a
 # header this big is a corrupt length, not a real header.
@@ -82,6 +83,9 @@ def iter_pages(chunk: memoryview, chunk_offset: int, num_values: int, decryptor:
             )
         page, pos = _page_at(chunk, pos, chunk_offset, ordinal, decryptor)
         seen += _level_count(page.header)
+        if seen > num_values:  # checked before the page's values are materialized
+            raise CorruptFileError(f"page {ordinal} brings the column chunk to {seen} values, more than the "
+                                   f"{num_values} it declares", page=ordinal, file_offset=page.offset)
         yield page
         ordinal += 1
 
@@ -117,9 +121,20 @@ def _page_at(chunk: memoryview, pos: int, chunk_offset: int, ordinal: int, decry
     return RawPage(header, ordinal, offset, chunk[body_start:body_end]), body_end
 
 
+_local = threading.local()
+
+
 def read_page_header(chunk: memoryview, pos: int) -> tuple[PageHeader, int]:
     """Parse the PageHeader at ``pos``, looking at a small window first: the
-    parser copies what it is given, and most headers are tiny."""
+    parser copies what it is given, and most headers are tiny. The first try
+    reuses this thread's decoder; the general path reports failures."""
+    decoder = getattr(_local, "headers", None)
+    if decoder is None:
+        decoder = _local.headers = WindowDecoder()
+    if 0 <= pos <= len(chunk):
+        parsed = decoder.decode(PageHeader, bytes(chunk[pos : pos + _HEADER_WINDOW]))
+        if parsed is not None:
+            return parsed
     window = _HEADER_WINDOW
     while True:
         end = min(len(chunk), pos + window)
@@ -211,6 +226,72 @@ def _read_v1(page: RawPage, codec: int, max_rep: int, max_def: int) -> DataPage:
     return DataPage(n, header.encoding, rep, dfn, data[pos:])
 
 
+@dataclass
+class PageSections:
+    """A decompressed data page whose level sections are not decoded yet:
+    each is the bare runs of an RLE/bit-packed hybrid stream."""
+
+    num_values: int
+    encoding: int
+    rep: memoryview | None  # None when the column has no repetition levels
+    defs: memoryview | None
+    values: memoryview
+
+
+def split_data_page(page: RawPage, codec: int, max_rep: int, max_def: int) -> PageSections | None:
+    """A v1 or v2 data page with RLE levels split into its sections, the
+    levels left encoded (to decode many pages' at once); None for BIT_PACKED
+    levels or section lengths that do not fit, which :func:`read_data_page`
+    then handles (and reports)."""
+    try:
+        if page.type == PageType.DATA_PAGE:
+            return _split_v1(page, codec, max_rep, max_def)
+        return _split_v2(page, codec, max_rep, max_def)
+    except ParquetError as exc:
+        exc.add_context(page=page.ordinal, file_offset=page.offset)
+        raise
+
+
+def _split_v1(page: RawPage, codec: int, max_rep: int, max_def: int) -> PageSections | None:
+    header = page.header.data_page_header
+    if (max_rep and header.repetition_level_encoding != Encoding.RLE) or (
+            max_def and header.definition_level_encoding != Encoding.RLE):
+        return None
+    data = decompress_body(page, codec)
+    rep, pos = _level_section(data, 0, max_rep)
+    dfn, pos = _level_section(data, pos, max_def)
+    if pos < 0:
+        return None
+    return PageSections(header.num_values, header.encoding, rep, dfn, data[pos:])
+
+
+def _level_section(data: memoryview, pos: int, max_level: int) -> tuple[memoryview | None, int]:
+    """The runs of a length-prefixed v1 level section at ``pos`` and the position
+    after it; position -1 when the section does not fit (or ``pos`` is -1)."""
+    if max_level == 0 or pos < 0:
+        return None, pos
+    if pos + 4 > len(data):
+        return None, -1
+    end = pos + 4 + int.from_bytes(data[pos : pos + 4], "little")
+    return (data[pos + 4 : end], end) if end <= len(data) else (None, -1)
+
+
+def _split_v2(page: RawPage, codec: int, max_rep: int, max_def: int) -> PageSections | None:
+    header = page.header.data_page_header_v2
+    rep_len, def_len = header.repetition_levels_byte_length, header.definition_levels_byte_length
+    body = page.body
+    if rep_len is None or def_len is None or rep_len < 0 or def_len < 0 or rep_len + def_len > len(body):
+        return None
+    size = page.header.uncompressed_page_size - rep_len - def_len
+    values = body[rep_len + def_len :]
+    if header.is_compressed is not False and codec != CompressionCodec.UNCOMPRESSED:
+        if size < 0:
+            return None
+        values = memoryview(compression.decompress(codec, values, size))
+    return PageSections(header.num_values, header.encoding, body[:rep_len] if max_rep else None,
+                        body[rep_len : rep_len + def_len] if max_def else None, values)
+
+
 def _levels_v1(
     data: memoryview, pos: int, encoding: int, max_level: int, count: int, kind: str
 ) -> tuple[np.ndarray | None, int]:
@@ -266,6 +347,8 @@ def _encoding_name(encoding: int) -> str:
 
 __all__ = [
     "DataPage",
+    "PageSections",
+    "split_data_page",
     "RawPage",
     "decompress_body",
     "iter_page_run",

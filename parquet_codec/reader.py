@@ -13,16 +13,20 @@ from contextlib import contextmanager
 from functools import cached_property
 from typing import Any
 
-from parquet_codec.arrays import Array, concat
+import numpy as np
+
+from parquet_codec.arrays import Array, PrimitiveArray, concat
 from parquet_codec.bloom import Sbbf, read_bloom_filter
 from parquet_codec.column import LEGACY_DICTIONARY_PADDING, empty_leaf, read_column_chunk
 from parquet_codec.column_index import read_column_index
+from parquet_codec.encodings.plain import plain_dtype
 from parquet_codec.errors import DecryptionError, ParquetError, SchemaError, UnsupportedError
 from parquet_codec.format.ttypes import ColumnIndex, OffsetIndex
 from parquet_codec.io import ByteSource, Source, open_source
 from parquet_codec.levels import assemble
-from parquet_codec.limits import memory_budget
+from parquet_codec.limits import memory_budget, reserve_items
 from parquet_codec.metadata import FileMetadata, read_footer
+from parquet_codec.nested import PRIMITIVE
 from parquet_codec.offset_index import read_offset_index
 from parquet_codec.scan import ReadPlan, Scanner
 from parquet_codec.schema import Schema
@@ -98,12 +102,37 @@ class ParquetFile:
             if tables:
                 return tables[0] if len(tables) == 1 else Table.concat(tables)
             indices = []
-        parts = [self._read_arrays(i, schema) for i in indices]
-        rows = sum(self.metadata.row_group(i).num_rows for i in indices) if parts else 0
+        indices = list(indices)
+        # Flat fixed-width columns of several row groups are decoded into one
+        # array each, instead of being joined (copied) afterwards.
+        buffers = self._column_buffers(schema, indices) if len(indices) > 1 else {}
+        parts, rows = [], 0
+        for i in indices:
+            n = self.metadata.row_group(i).num_rows
+            parts.append(self._read_arrays(i, schema, {k: b[rows : rows + n] for k, b in buffers.items()}))
+            rows += n
         if not parts:
             return Table(schema, {f.name: _empty(f) for f in schema.fields}, 0)
-        arrays = {f.name: concat([p[f.name] for p in parts]) for f in schema.fields}
+        arrays = {f.name: _join([p[f.name] for p in parts], buffers.get(f.name)) for f in schema.fields}
         return Table(schema, arrays, rows)
+
+    def _column_buffers(self, schema: Schema, indices: list[int]) -> dict[str, np.ndarray]:
+        """An array for every flat fixed-width field of ``schema`` over the rows
+        of row groups ``indices``, where the chunks' sizes make it plausible."""
+        groups = [self.metadata.row_group(i) for i in indices]
+        rows = sum(g.num_rows for g in groups)
+        buffers = {}
+        for field in schema.fields:
+            leaf = self.schema.leaf(field.node.path) if field.kind == PRIMITIVE else None
+            dtype = None if leaf is None or leaf.max_repetition_level else plain_dtype(leaf.physical_type)
+            stored = _stored_bytes(groups, leaf.column_index) if dtype is not None else None
+            # A declared row count far beyond what the chunks' bytes (at most the
+            # file) can hold is left to the general path, which reports it.
+            if stored is None or rows * dtype.itemsize > _MAX_EXPANSION * min(stored, self._source.size) + 2**20:
+                continue
+            reserve_items(rows, dtype.itemsize, f"column {field.name!r} of {rows} rows")
+            buffers[field.name] = np.empty(rows, dtype=dtype)
+        return buffers
 
     def iter_batches(
         self,
@@ -146,14 +175,17 @@ class ParquetFile:
             leaves.extend(matched)
         return self.schema.project(leaves)
 
-    def _read_arrays(self, index: int, schema: Schema) -> dict[str, Array]:
+    def _read_arrays(self, index: int, schema: Schema, out: dict[str, np.ndarray] | None = None) -> dict[str, Array]:
         with memory_budget(self.memory_limit):
-            return self._read_group_arrays(index, schema)
+            return self._read_group_arrays(index, schema, out or {})
 
-    def _read_group_arrays(self, index: int, schema: Schema) -> dict[str, Array]:
+    def _read_group_arrays(self, index: int, schema: Schema, out: dict[str, np.ndarray]) -> dict[str, Array]:
+        """The arrays of row group ``index``; a field named in ``out`` (flat,
+        fixed-width) is decoded into that array of the group's rows."""
         group = self.metadata.row_group(index)
         arrays: dict[str, Array] = {}
         for field in schema.fields:
+            target = out.get(field.name)
             leaves = {}
             for node in field.leaf_nodes():
                 leaf = self.schema.leaf(node.path)
@@ -162,12 +194,13 @@ class ParquetFile:
                     leaves[node.path] = read_column_chunk(
                         self._source, chunk, leaf, verify_checksums=self.verify_checksums,
                         padding=self._chunk_padding, decryptor=self._decryptor(index, group, leaf, chunk),
+                        out=target if leaf.max_definition_level == 0 else None,
                     )
                 except ParquetError as exc:
                     exc.add_context(file=self._source.name, row_group=index, column=leaf.dotted_path)
                     raise
             try:
-                array = assemble(field, leaves)
+                array = assemble(field, leaves, out=target)
             except ParquetError as exc:
                 exc.add_context(file=self._source.name, row_group=index, column=field.name)
                 raise
@@ -257,6 +290,30 @@ class ParquetFile:
         from parquet_codec.spark import read_spark_schema
 
         return read_spark_schema(self.metadata.key_value_metadata)
+
+
+_MAX_EXPANSION = 64  # see column._MAX_EXPANSION
+
+
+def _stored_bytes(groups: list[Any], column: int) -> int | None:
+    """The compressed bytes of one column over ``groups``; None when a chunk lacks them."""
+    total = 0
+    for group in groups:
+        meta = group.columns[column].meta_data if column < len(group.columns) else None
+        if meta is None or meta.total_compressed_size is None:
+            return None
+        total += max(meta.total_compressed_size, 0)
+    return total
+
+
+def _join(parts: list[Array], buffer: np.ndarray | None) -> Array:
+    """The row groups' arrays of one field as one array; with ``buffer``, the
+    parts are already its slices and only their validity is joined."""
+    if buffer is None:
+        return concat(parts)
+    if all(p.validity is None for p in parts):
+        return PrimitiveArray.of(buffer)
+    return PrimitiveArray.of(buffer, np.concatenate([p.is_valid() for p in parts]))
 
 
 def _empty(field: Any) -> Array:

@@ -15,6 +15,7 @@ naming the structure and the offset it started at.
 
 from __future__ import annotations
 
+from io import BytesIO
 from typing import TypeVar
 
 from thrift.protocol import TCompactProtocol
@@ -90,6 +91,33 @@ def _read_struct(cls: type[T], transport: TTransport.TMemoryBuffer, limit: int, 
         obj = cls()
         obj.read(_reader_protocol(transport, limit, True))
     return obj, transport._buffer.tell()
+
+
+class WindowDecoder:
+    """Decodes small structs (page headers) from short byte windows, reusing
+    one transport and protocol: creating those costs several times more than
+    decoding a small struct. Not thread-safe; keep one per thread."""
+
+    def __init__(self) -> None:
+        self._transport = TTransport.TMemoryBuffer(b"")
+        self._protocol = _reader_protocol(self._transport, 1, False) if _ACCELERATED else None
+
+    def decode(self, cls: type[T], window: bytes) -> tuple[T, int] | None:
+        """``cls`` decoded from the start of ``window`` and the bytes it took;
+        None when that fails for any reason (the caller then uses
+        :func:`deserialize`, which reports the failure or decodes what the C
+        decoder refuses)."""
+        protocol = self._protocol
+        if protocol is None:
+            return None
+        self._transport._buffer = BytesIO(window)
+        protocol.string_length_limit = protocol.container_length_limit = max(len(window), 1)
+        obj = cls()
+        try:
+            protocol._fast_decode(obj, protocol, [cls, cls.thrift_spec])
+        except (Exception, RecursionError):
+            return None
+        return obj, self._transport._buffer.tell()
 
 
 class StructReader:
@@ -295,4 +323,4 @@ def serialize(obj: object) -> bytes:
     return transport.getvalue()
 
 
-__all__ = ["StructReader", "accelerated", "deserialize", "serialize"]
+__all__ = ["StructReader", "WindowDecoder", "accelerated", "deserialize", "serialize"]

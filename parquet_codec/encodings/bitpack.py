@@ -65,6 +65,8 @@ def unpack(data: Buffer, bit_width: int, count: int, *, offset: int = 0, msb_fir
             offset,
         )
     raw = arr[offset : offset + nbytes]
+    if bit_width == 1:  # levels and booleans: numpy's own bit unpacker
+        return np.unpackbits(raw, count=count, bitorder="big" if msb_first else "little").astype(dtype)
     if not msb_first and bit_width in (8, 16, 32, 64):
         # Byte-aligned widths are plain little-endian integers.
         return raw.view(f"<u{bit_width // 8}").astype(dtype)
@@ -142,9 +144,14 @@ def pack(values: object, bit_width: int, *, msb_first: bool = False) -> bytes:
     if not msb_first and bit_width in (8, 16, 32, 64):
         return v.astype(f"<u{bit_width // 8}").tobytes()
     groups = (n + 7) // 8
-    cols = np.zeros(groups * 8, dtype=np.uint64)
-    cols[:n] = v
+    if n % 8:
+        cols = np.zeros(groups * 8, dtype=np.uint64)
+        cols[:n] = v
+    else:
+        cols = v
     cols = cols.reshape(groups, 8)
+    if not msb_first:
+        return _pack_lsb(cols, bit_width)[: packed_size(n, bit_width)]
     out = np.zeros((groups, bit_width), dtype=np.uint8)
     for k in range(8):
         for j in range((k * bit_width) >> 3, ((k + 1) * bit_width + 7) >> 3):
@@ -153,6 +160,21 @@ def pack(values: object, bit_width: int, *, msb_first: bool = False) -> bytes:
             piece = cols[:, k] << np.uint64(s) if s >= 0 else cols[:, k] >> np.uint64(-s)
             np.bitwise_or(out[:, j], piece & np.uint64(0xFF), out=out[:, j], casting="unsafe")
     return out.tobytes()[: packed_size(n, bit_width)]
+
+
+def _pack_lsb(cols: np.ndarray, bit_width: int) -> bytes:
+    """Groups of 8 values (rows of ``cols``) packed LSB first: value ``k`` of a
+    group goes to bit ``k * bit_width`` of the group's little-endian words, so
+    each of the 8 columns costs one or two shift-and-or passes."""
+    groups = len(cols)
+    words = np.zeros((groups, -(-bit_width // 8)), dtype=np.uint64)
+    for k in range(8):
+        word, shift = divmod(k * bit_width, 64)
+        column = cols[:, k]
+        words[:, word] |= column << np.uint64(shift)
+        if shift + bit_width > 64:  # the value straddles two words
+            words[:, word + 1] |= column >> np.uint64(64 - shift)
+    return words.view(np.uint8)[:, :bit_width].tobytes()
 
 
 def bit_length(values: object) -> np.ndarray:

@@ -13,6 +13,7 @@ from parquet_codec.encodings.byte_arrays import ByteArrays
 from parquet_codec.encodings.rle import RleBitPackedHybrid
 from parquet_codec.encodings.varint import Buffer, decoding_error, views
 from parquet_codec.errors import DecodingError
+from parquet_codec.limits import reserve, reserve_items
 
 _ENCODING = "RLE_DICTIONARY"
 MAX_INDEX_BIT_WIDTH = 32
@@ -63,17 +64,37 @@ def gather(dictionary_values: np.ndarray | ByteArrays, indices: np.ndarray) -> n
     or not below the dictionary size.
     """
     idx = np.asarray(indices)
-    size = len(dictionary_values)
-    if idx.size:
-        # Viewed unsigned, negative indices become huge: one max checks both bounds.
-        unsigned = idx.view(f"u{idx.dtype.itemsize}") if idx.dtype.kind == "i" else idx
-        if int(unsigned.max()) >= size:
-            position = int(np.argmax(unsigned >= size))
-            # No byte offset exists any more at this point; name the value instead.
-            raise DecodingError(
-                f"{_ENCODING}: index {int(idx[position])} out of range for a dictionary of {size} values"
-                f" (value {position})"
-            )
+    _check_indices(idx, len(dictionary_values))
     if isinstance(dictionary_values, ByteArrays):
+        if idx.size:
+            total = int(dictionary_values.lengths()[idx].sum())
+            reserve(total + 8 * idx.size, f"{idx.size} dictionary values of {total} bytes")
         return dictionary_values.take(idx)
+    row = dictionary_values.itemsize * int(np.prod(dictionary_values.shape[1:], dtype=np.int64))
+    reserve_items(idx.size, max(row, 1), f"{idx.size} dictionary values")
     return np.take(dictionary_values, idx, axis=0)
+
+
+def gather_into(dictionary_values: np.ndarray, indices: np.ndarray, out: np.ndarray) -> None:
+    """:func:`gather` from a 1-D dictionary, written into ``out`` (one slot per index)."""
+    idx = np.asarray(indices)
+    _check_indices(idx, len(dictionary_values))
+    if len(out) != idx.size:
+        raise ValueError(f"out holds {len(out)} slots for {idx.size} indices")
+    if idx.size:
+        np.take(dictionary_values, idx, out=out, mode="clip")  # bounds checked above; "clip" is unbuffered
+
+
+def _check_indices(idx: np.ndarray, size: int) -> None:
+    """Raise DecodingError naming the first index that is negative or not below ``size``."""
+    if not idx.size:
+        return
+    # Viewed unsigned, negative indices become huge: one max checks both bounds.
+    unsigned = idx.view(f"u{idx.dtype.itemsize}") if idx.dtype.kind == "i" else idx
+    if int(unsigned.max()) >= size:
+        position = int(np.argmax(unsigned >= size))
+        # No byte offset exists any more at this point; name the value instead.
+        raise DecodingError(
+            f"{_ENCODING}: index {int(idx[position])} out of range for a dictionary of {size} values"
+            f" (value {position})"
+        )

@@ -28,6 +28,7 @@ from parquet_codec.encodings.bitpack import (
 )
 from parquet_codec.encodings.byte_arrays import gather_ranges
 from parquet_codec.encodings.varint import Buffer, decoding_error, encode_uleb128_array, read_uleb128, views
+from parquet_codec.limits import reserve_items
 
 _RLE = "RLE"
 _BIT_PACKED = "BIT_PACKED"
@@ -35,8 +36,13 @@ _BIT_PACKED = "BIT_PACKED"
 MAX_RUN_LENGTH = (1 << 31) - 1
 
 
-#: Run headers read one by one before switching to the vectorized parser.
+#: Run headers read one by one before the vectorized parser may take over;
+#: every SCALAR_RUNS runs the scalar parser checks whether it should.
 SCALAR_RUNS = 32
+#: The vectorized parser costs time per byte, the scalar one per run: it takes
+#: over only when the runs read so far average fewer bytes than this (short
+#: RLE runs), not for the long bit-packed runs most writers produce.
+BULK_BYTES_PER_RUN = 24
 
 
 class _Runs:
@@ -90,6 +96,7 @@ class RleBitPackedHybrid:
                 raise decoding_error(_RLE, f"length prefix {declared} exceeds the {end - pos - 4} bytes left", pos)
             pos, end = pos + 4, pos + 4 + declared
         runs, stop = _parse_runs(mv[:end], bit_width, count, pos)
+        reserve_items(count, np.dtype(output_dtype(bit_width)).itemsize, f"{count} {_RLE} values")
         values = _materialize(arr, bit_width, count, runs)
         return values, (end if length_prefixed else stop) - offset
 
@@ -106,6 +113,8 @@ class RleBitPackedHybrid:
         if not 0 <= bit_width <= MAX_BIT_WIDTH:
             raise ValueError(f"bit width {bit_width} outside 0..{MAX_BIT_WIDTH}")
         v = np.asarray(values)
+        if v.dtype.kind == "i" and v.ndim == 1 and v.size and int(v.min()) >= 0:
+            v = v.view(v.dtype.str.replace("i", "u"))  # levels arrive as int16: no widening copy
         if v.dtype.kind != "u" or v.ndim != 1:
             v = as_unsigned(v, bit_width)
         elif v.size and bit_width < 64 and int(v.max()) >> bit_width:
@@ -128,9 +137,12 @@ def _parse_runs(mv: memoryview, bit_width: int, count: int, pos: int) -> tuple[_
     value_bytes = (bit_width + 7) // 8
     limit = 1 << bit_width
     remaining = count
+    first, check_at = pos, SCALAR_RUNS
     while remaining > 0:
-        if len(lengths) == SCALAR_RUNS and pos < end:
-            return runs, _parse_runs_bulk(mv, bit_width, remaining, pos, runs)
+        if len(lengths) == check_at and pos < end:
+            if pos - first < BULK_BYTES_PER_RUN * check_at:
+                return runs, _parse_runs_bulk(mv, bit_width, remaining, pos, runs)
+            check_at += SCALAR_RUNS
         if pos >= end:
             if bit_width == 0:  # nothing but zeros can be missing
                 break
@@ -315,11 +327,7 @@ def min_rle_run(bit_width: int) -> int:
 def _encode(v: np.ndarray, bit_width: int) -> bytes:
     n = len(v)
     value_bytes = (bit_width + 7) // 8
-    change = np.flatnonzero(v[1:] != v[:-1]) + 1
-    starts = np.concatenate(([0], change))
-    stops = np.concatenate((change, [n]))
-    long = (stops - starts) >= min_rle_run(bit_width)
-    run_starts, run_stops = starts[long], stops[long]
+    run_starts, run_stops = _long_runs(v, min_rle_run(bit_width))
     # Literal k runs from the end of run k-1 to the start of run k, padded up to
     # whole groups of 8 with the run's first values.
     prev_stop = np.concatenate(([0], run_stops))[:-1]
@@ -332,7 +340,7 @@ def _encode(v: np.ndarray, bit_width: int) -> bytes:
 
     lit_from = np.concatenate((prev_stop, [tail_start]))
     lit_count = np.concatenate((lit_len, [tail_len]))
-    literal_values = v[_spans(lit_from, lit_count)]
+    literal_values = v if len(run_starts) == 0 else v[_spans(lit_from, lit_count)]
     if bit_width == 1:  # numpy's own bit packer is much faster for the common 0/1 levels
         packed = np.packbits(literal_values.astype(bool), bitorder="little")
     else:
@@ -366,6 +374,23 @@ def _encode(v: np.ndarray, bit_width: int) -> bytes:
     return gather_ranges(source, piece_start, piece_len)[1].tobytes()
 
 
+def _long_runs(v: np.ndarray, shortest: int) -> tuple[np.ndarray, np.ndarray]:
+    """Start and stop of every maximal run of equal values at least ``shortest``
+    long (``shortest >= 2``, or any when every value is the same).
+
+    Works on the edges of the "equals its predecessor" mask, so random data
+    with few repeats costs a few passes and no per-value index arrays."""
+    same = np.zeros(len(v) + 1, dtype=np.int8)
+    np.equal(v[1:], v[:-1], out=same[1:-1].view(np.bool_))
+    if np.count_nonzero(same) == len(v) - 1:  # one value throughout (levels of a column without nulls)
+        edges = np.array([0, len(v) - 1])
+    else:
+        edges = np.flatnonzero(np.diff(same))  # rising and falling edges alternate
+    starts, stops = edges[0::2], edges[1::2] + 1
+    long = (stops - starts) >= shortest
+    return starts[long], stops[long]
+
+
 def _spans(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """Positions ``starts[i] .. starts[i] + lengths[i] - 1`` for all ``i``, concatenated."""
     lengths = np.asarray(lengths, dtype=np.int64)
@@ -391,6 +416,7 @@ class BitPacked:
             raise decoding_error(
                 _BIT_PACKED, f"{count} values of {bit_width} bits need {nbytes} bytes, only {available} left", offset
             )
+        reserve_items(count, np.dtype(output_dtype(bit_width)).itemsize, f"{count} {_BIT_PACKED} values")
         return unpack(data, bit_width, count, offset=offset, msb_first=True), nbytes
 
     @staticmethod
