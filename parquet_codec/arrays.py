@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from parquet_codec.encodings.byte_arrays import gather_ranges
+
 
 @dataclass(eq=False)
 class Array:
@@ -120,6 +122,16 @@ def take_range(array: Array, start: int, stop: int) -> Array:
     raise TypeError(f"cannot slice {type(array).__name__}")
 
 
+def take(array: PrimitiveArray | BinaryArray, indices: np.ndarray) -> PrimitiveArray | BinaryArray:
+    """The values at ``indices`` of a leaf array, without validity (callers
+    gather only the slots they know to be present)."""
+    if isinstance(array, PrimitiveArray):
+        return PrimitiveArray.of(array.values[indices])
+    offsets = np.asarray(array.offsets, dtype=np.int64)
+    starts = offsets[indices]
+    return BinaryArray.of(*gather_ranges(array.data, starts, offsets[indices + 1] - starts))
+
+
 def concat(arrays: list[Array]) -> Array:
     """One array holding the slots of ``arrays`` in order (all of one kind and shape)."""
     if not arrays:
@@ -171,4 +183,4 @@ def _concat_offsets(parts: list[np.ndarray]) -> np.ndarray:
     return np.concatenate(pieces)
 
 
-__all__ = ["Array", "PrimitiveArray", "BinaryArray", "ListArray", "MapArray", "StructArray", "concat", "take_range"]
+__all__ = ["Array", "PrimitiveArray", "BinaryArray", "ListArray", "MapArray", "StructArray", "concat", "take", "take_range"]

@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from parquet_codec import decimals
-from parquet_codec.arrays import Array, BinaryArray, PrimitiveArray
+from parquet_codec.arrays import Array, BinaryArray, take
 from parquet_codec.column_index import EQ, GE, GT, IN, IS_NOT_NULL, IS_NULL, LE, LT, NE, NOT_IN
 from parquet_codec.levels import LeafData
 from parquet_codec.predicate import ColumnRef, Predicate, literal_key
@@ -183,19 +183,6 @@ def rows_match(predicate: Predicate, ref: ColumnRef, data: LeafData) -> np.ndarr
     return out
 
 
-def _take_values(values: Array, idx: np.ndarray) -> Array:
-    """Values at ``idx`` (no validity: leaf values are non-null)."""
-    if isinstance(values, PrimitiveArray):
-        return PrimitiveArray.of(values.values[idx])
-    offsets = np.asarray(values.offsets, dtype=np.int64)
-    starts = offsets[idx]
-    lengths = offsets[idx + 1] - starts
-    new_offsets = np.zeros(len(idx) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=new_offsets[1:])
-    gather = np.repeat(starts - new_offsets[:-1], lengths) + np.arange(int(new_offsets[-1]), dtype=np.int64)
-    return BinaryArray.of(new_offsets, values.data[gather])
-
-
 def take_rows(data: LeafData, keep: np.ndarray, max_def: int) -> LeafData:
     """The rows of ``data`` where ``keep`` (a bool per row) is True. Rows start
     where the repetition level is 0 (levels.row_starts), so a row's slots stay together."""
@@ -206,7 +193,7 @@ def take_rows(data: LeafData, keep: np.ndarray, max_def: int) -> LeafData:
     defs = None if data.def_levels is None else np.asarray(data.def_levels)
     reps = None if data.rep_levels is None else np.asarray(data.rep_levels)[slots]
     kept_values = slots if defs is None else slots[defs == max_def]
-    values = _take_values(data.values, np.flatnonzero(kept_values))
+    values = take(data.values, np.flatnonzero(kept_values))
     return LeafData(None if defs is None else defs[slots], reps, values, int(np.count_nonzero(slots)))
 
 
