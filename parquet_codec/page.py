@@ -240,9 +240,10 @@ class PageSections:
 
 def split_data_page(page: RawPage, codec: int, max_rep: int, max_def: int) -> PageSections | None:
     """A v1 or v2 data page with RLE levels split into its sections, the
-    levels left encoded (to decode many pages' at once); None for BIT_PACKED
-    levels or section lengths that do not fit, which :func:`read_data_page`
-    then handles (and reports)."""
+    levels left encoded (to decode many pages' at once). None for a v1 page
+    with BIT_PACKED levels or level sections that do not fit, which
+    :func:`read_data_page` then decodes or reports; a v2 page whose sections
+    do not fit raises the error :func:`read_data_page` gives it."""
     try:
         if page.type == PageType.DATA_PAGE:
             return _split_v1(page, codec, max_rep, max_def)
@@ -276,20 +277,10 @@ def _level_section(data: memoryview, pos: int, max_level: int) -> tuple[memoryvi
     return (data[pos + 4 : end], end) if end <= len(data) else (None, -1)
 
 
-def _split_v2(page: RawPage, codec: int, max_rep: int, max_def: int) -> PageSections | None:
-    header = page.header.data_page_header_v2
-    rep_len, def_len = header.repetition_levels_byte_length, header.definition_levels_byte_length
-    body = page.body
-    if rep_len is None or def_len is None or rep_len < 0 or def_len < 0 or rep_len + def_len > len(body):
-        return None
-    size = page.header.uncompressed_page_size - rep_len - def_len
-    values = body[rep_len + def_len :]
-    if header.is_compressed is not False and codec != CompressionCodec.UNCOMPRESSED:
-        if size < 0:
-            return None
-        values = memoryview(compression.decompress(codec, values, size))
-    return PageSections(header.num_values, header.encoding, body[:rep_len] if max_rep else None,
-                        body[rep_len : rep_len + def_len] if max_def else None, values)
+def _split_v2(page: RawPage, codec: int, max_rep: int, max_def: int) -> PageSections:
+    rep, dfn = _v2_level_bytes(page)
+    return PageSections(page.header.data_page_header_v2.num_values, page.header.data_page_header_v2.encoding,
+                        rep if max_rep else None, dfn if max_def else None, _v2_values(page, codec))
 
 
 def _levels_v1(
@@ -309,21 +300,34 @@ def _levels_v1(
 
 def _read_v2(page: RawPage, codec: int, max_rep: int, max_def: int) -> DataPage:
     header = page.header.data_page_header_v2
-    rep_len, def_len = header.repetition_levels_byte_length, header.definition_levels_byte_length
-    if rep_len is None or def_len is None or rep_len < 0 or def_len < 0 or rep_len + def_len > len(page.body):
-        raise CorruptFileError(f"level lengths {rep_len} + {def_len} exceed the page body of {len(page.body)} bytes")
+    rep_bytes, def_bytes = _v2_level_bytes(page)
     n = header.num_values
+    rep = _levels_v2(rep_bytes, max_rep, n, "repetition")
+    dfn = _levels_v2(def_bytes, max_def, n, "definition")
+    return DataPage(n, header.encoding, rep, dfn, _v2_values(page, codec))
+
+
+def _v2_level_bytes(page: RawPage) -> tuple[memoryview, memoryview]:
+    """The repetition and definition level sections of a v2 page (never compressed)."""
+    header = page.header.data_page_header_v2
+    rep_len, def_len = header.repetition_levels_byte_length, header.definition_levels_byte_length
     body = page.body
-    rep = _levels_v2(body[:rep_len], max_rep, n, "repetition")
-    dfn = _levels_v2(body[rep_len : rep_len + def_len], max_def, n, "definition")
-    values = body[rep_len + def_len :]
-    compressed = header.is_compressed is not False and codec != CompressionCodec.UNCOMPRESSED
-    if compressed:
-        size = page.header.uncompressed_page_size - rep_len - def_len
-        if size < 0:
-            raise CorruptFileError(f"uncompressed page size {page.header.uncompressed_page_size} is smaller than its levels")
-        values = memoryview(compression.decompress(codec, values, size))
-    return DataPage(n, header.encoding, rep, dfn, values)
+    if rep_len is None or def_len is None or rep_len < 0 or def_len < 0 or rep_len + def_len > len(body):
+        raise CorruptFileError(f"level lengths {rep_len} + {def_len} exceed the page body of {len(body)} bytes")
+    return body[:rep_len], body[rep_len : rep_len + def_len]
+
+
+def _v2_values(page: RawPage, codec: int) -> memoryview:
+    """The encoded values of a v2 page, decompressed unless the page says they are not."""
+    header = page.header.data_page_header_v2
+    levels = header.repetition_levels_byte_length + header.definition_levels_byte_length
+    values = page.body[levels:]
+    if header.is_compressed is False or codec == CompressionCodec.UNCOMPRESSED:
+        return values
+    size = page.header.uncompressed_page_size - levels
+    if size < 0:
+        raise CorruptFileError(f"uncompressed page size {page.header.uncompressed_page_size} is smaller than its levels")
+    return memoryview(compression.decompress(codec, values, size))
 
 
 def _levels_v2(data: memoryview, max_level: int, count: int, kind: str) -> np.ndarray | None:
