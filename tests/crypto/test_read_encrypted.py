@@ -9,9 +9,7 @@ are read back by pyarrow.
 
 from __future__ import annotations
 
-import base64
 import io
-import os
 import struct
 
 import pyarrow as pa
@@ -19,7 +17,6 @@ import pyarrow.parquet as pq
 import pyarrow.parquet.encryption as pe
 import pytest
 import xxhash
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 import parquet_codec as pc
 from parquet_codec.crypto import (
@@ -32,6 +29,7 @@ from parquet_codec.errors import DecryptionError, UnsupportedError
 from parquet_codec.format.ttypes import ColumnIndex, OffsetIndex
 from parquet_codec.thrift_io import deserialize
 from tests.conftest import CORPUS_DATA, requires_corpus
+from tests.crypto.pyarrow_kms import gcm_kms
 from tests.crypto.reencrypt import reencrypt
 
 KF = b"0123456789012345"
@@ -258,22 +256,6 @@ def test_ctr_pages_are_not_authenticated_by_design():
 
 
 # Files pyarrow writes, files we encrypt ------------------------------------------------
-class GcmKms(pe.KmsClient):
-    """pyarrow KMS client wrapping like parquet-java's in-memory KMS (written independently)."""
-
-    def __init__(self, config):
-        super().__init__()
-
-    def wrap_key(self, key_bytes, master_key_identifier):
-        nonce = os.urandom(12)
-        sealed = AESGCM(MASTER[master_key_identifier]).encrypt(nonce, key_bytes, master_key_identifier.encode())
-        return base64.b64encode(nonce + sealed).decode()
-
-    def unwrap_key(self, wrapped_key, master_key_identifier):
-        raw = base64.b64decode(wrapped_key)
-        return AESGCM(MASTER[master_key_identifier]).decrypt(raw[:12], raw[12:], master_key_identifier.encode())
-
-
 TABLE = pa.table({
     "a": pa.array(range(1000), pa.int64()),
     "b": [f"s{i % 7}" for i in range(1000)],
@@ -297,7 +279,7 @@ def test_we_read_pyarrow_crypto_factory_files(version, algorithm, plaintext_foot
     config = pe.EncryptionConfiguration(
         footer_key="kf", column_keys={"kc1": ["a", "d.list.element"], "kc2": ["c"]},
         encryption_algorithm=algorithm, plaintext_footer=plaintext_footer, double_wrapping=double_wrapping)
-    factory = pe.CryptoFactory(GcmKms)
+    factory = pe.CryptoFactory(gcm_kms(MASTER))
     data = _pyarrow_file(version, factory.file_encryption_properties(pe.KmsConnectionConfig(), config))
     assert pc.read_table(data, decryption=CryptoFactory(InMemoryKms(MASTER))).to_arrow().equals(TABLE)
 
@@ -327,7 +309,7 @@ def test_pyarrow_reads_what_we_encrypt(version, algorithm, plaintext_footer):
     props = ours.encryption_properties("kf", "kc1:a,d.list.element;kc2:c", plaintext_footer=plaintext_footer,
                                        algorithm=algorithm, data_page_v2_layout="arrow")
     data = reencrypt(_plain(version), props)
-    decryption = pe.CryptoFactory(GcmKms).file_decryption_properties(pe.KmsConnectionConfig())
+    decryption = pe.CryptoFactory(gcm_kms(MASTER)).file_decryption_properties(pe.KmsConnectionConfig())
     assert pq.read_table(pa.BufferReader(data), decryption_properties=decryption).equals(TABLE)
     assert pc.read_table(data, decryption=ours).to_arrow().equals(TABLE)
     if plaintext_footer:  # unencrypted columns stay readable without keys

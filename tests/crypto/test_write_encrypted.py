@@ -11,7 +11,6 @@ the plaintext writer stores), and tampering with any of them is detected.
 
 from __future__ import annotations
 
-import base64
 import io
 import os
 import struct
@@ -21,7 +20,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pyarrow.parquet.encryption as pe
 import pytest
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 import parquet_codec as pc
 from parquet_codec.bloom import Sbbf
@@ -36,6 +34,7 @@ from parquet_codec.format.ttypes import ColumnIndex, OffsetIndex, PageType
 from parquet_codec.page import iter_pages
 from parquet_codec.reader import ParquetFile
 from parquet_codec.thrift_io import deserialize, serialize
+from tests.crypto.pyarrow_kms import gcm_kms
 
 KF, KA, KC = b"0123456789012345", b"1234567890123450", b"123456789012345678901234"
 MASTER = {"kf": KF, "kc1": KA, "kc2": b"1234567890123451"}
@@ -49,23 +48,6 @@ OPTIONS = {"row_group_size": 500, "data_page_size": 1024, "write_page_checksum":
            "bloom_filter_options": {"a": {"ndv": 500}, "b": True, "c": {"fpp": 0.01}}}
 
 
-class GcmKms(pe.KmsClient):
-    """A pyarrow KMS client wrapping like parquet-java's in-memory KMS:
-    base64(nonce || AES-GCM(master key, data key, aad=master key id))."""
-
-    def __init__(self, config):
-        super().__init__()
-
-    def wrap_key(self, key_bytes, master_key_identifier):
-        nonce = os.urandom(12)
-        sealed = AESGCM(MASTER[master_key_identifier]).encrypt(nonce, key_bytes, master_key_identifier.encode())
-        return base64.b64encode(nonce + sealed).decode()
-
-    def unwrap_key(self, wrapped_key, master_key_identifier):
-        raw = base64.b64decode(wrapped_key)
-        return AESGCM(MASTER[master_key_identifier]).decrypt(raw[:12], raw[12:], master_key_identifier.encode())
-
-
 def _write(encryption, table: pa.Table = TABLE, **options) -> bytes:
     sink = io.BytesIO()
     pc.write_table(table, sink, encryption=encryption, **{**OPTIONS, **options})
@@ -73,7 +55,7 @@ def _write(encryption, table: pa.Table = TABLE, **options) -> bytes:
 
 
 def _pyarrow_decryption():
-    return pe.CryptoFactory(GcmKms).file_decryption_properties(pe.KmsConnectionConfig())
+    return pe.CryptoFactory(gcm_kms(MASTER)).file_decryption_properties(pe.KmsConnectionConfig())
 
 
 @pytest.mark.parametrize("version", ["1.0", "2.0"])
