@@ -21,7 +21,7 @@ import numpy as np
 
 from parquet_codec.arrays import Array, BinaryArray, PrimitiveArray
 from parquet_codec.errors import SchemaError
-from parquet_codec.format.ttypes import SchemaElement
+from parquet_codec.format.ttypes import LogicalType, MicroSeconds, SchemaElement, TimestampType, TimeUnit
 from parquet_codec.io import Source
 from parquet_codec.predicate import Filter, Predicate, parse_filters
 from parquet_codec.reader import read_table as read_file
@@ -120,8 +120,6 @@ _ELEMENTS = {
 
 def _element(name: str, kind: str) -> list[SchemaElement]:
     if kind == "timestamp":
-        from parquet_codec.format.ttypes import LogicalType, MicroSeconds, TimestampType, TimeUnit
-
         unit = TimeUnit(MICROS=MicroSeconds())
         return primitive(name, "INT64", logical_type=LogicalType(TIMESTAMP=TimestampType(True, unit)))
     return _ELEMENTS[kind](name)

@@ -190,9 +190,22 @@ def _published_mode(path: str) -> int:
     try:
         return os.stat(path).st_mode & 0o7777
     except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
+        return 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    """The process umask, read without changing it where the system tells it
+    (changing it, even for an instant, affects files other threads create)."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o077)  # the restrictive side while it is briefly changed
+    os.umask(mask)
+    return mask
 
 
 class _Sink:
