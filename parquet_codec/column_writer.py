@@ -376,6 +376,12 @@ class _ChunkBuilder:
         self.nulls = 0
         self.sizes: SizeCounts | None = None
 
+    @property
+    def plain_checksum(self) -> bool:
+        """Whether a page's CRC is taken as written; a sealed page's is taken
+        over its ciphertext by the sealer instead."""
+        return self.options.write_page_checksum and self.sealer is None
+
     def append(self, page: PageOut, page_type: int, encoding: int) -> tuple[int, int]:
         """Store a page (sealed first when the column is encrypted); its offset and stored size."""
         header, body = page.header_bytes, page.body
@@ -396,7 +402,7 @@ class _ChunkBuilder:
         raw = encode_values(dictionary.values, Encoding.PLAIN, self.node.physical_type, self.node.type_length)
         encoding = Encoding.PLAIN_DICTIONARY if opts.page_version == 1 else Encoding.PLAIN
         page = write_dictionary_page(raw, len(dictionary.values), encoding, opts.codec,
-                                     level=opts.compression_level, checksum=opts.write_page_checksum)
+                                     level=opts.compression_level, checksum=self.plain_checksum)
         self.dictionary_offset = self.append(page, PageType.DICTIONARY_PAGE, encoding)[0]
 
     def data_page(self, a: int, b: int, encoded: bytes, encoding: int, bounds: Bounds | None,
@@ -412,7 +418,7 @@ class _ChunkBuilder:
         dfn = encode_levels(defs, node.max_definition_level, length_prefixed=not v2)
         stats = to_thrift(bounds, nulls, self.info, truncate_length=opts.statistics_truncate_length) \
             if opts.write_statistics else None
-        shared = {"level": opts.compression_level, "checksum": opts.write_page_checksum, "statistics": stats}
+        shared = {"level": opts.compression_level, "checksum": self.plain_checksum, "statistics": stats}
         if v2:
             rows = count if reps is None else int(np.count_nonzero(reps == 0))
             page = write_data_page_v2(encoded, encoding, count, nulls, rows, rep, dfn, opts.codec, **shared)
