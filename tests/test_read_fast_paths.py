@@ -21,6 +21,7 @@ from parquet_codec.encodings.dictionary import gather_into
 from parquet_codec.encodings.plain import _scan_starts, decode_plain_into, encode_plain, plain_dtype
 from parquet_codec.encodings.prefix_walk import walk_starts
 from parquet_codec.encodings.rle_batch import decode_streams
+from parquet_codec.encodings.varint import encode_uleb128
 from parquet_codec.errors import CorruptFileError, DecodingError, ParquetError
 from parquet_codec.format.ttypes import Type
 
@@ -152,6 +153,47 @@ def test_decode_streams_agrees_with_stream_by_stream(width):
     got = decode_streams(np.frombuffer(b"".join(streams), dtype=np.uint8), bounds, counts, width)
     assert got is not None
     np.testing.assert_array_equal(got, np.concatenate(parts))
+
+
+def _random_bit_stream(rng: np.random.Generator) -> tuple[bytes, int]:
+    """A width-1 hybrid stream as other writers lay it out: RLE runs of any
+    length (so bit-packed runs start at any bit), runs of up to 70 groups
+    (two-byte headers), long runs (three-byte headers), and a last bit-packed
+    run that covers more values than the stream holds."""
+    out, count = bytearray(), 0
+    for _ in range(int(rng.integers(1, 40))):
+        if rng.random() < 0.5:
+            length = int(rng.choice([rng.integers(1, 70), rng.integers(70, 20000)]))
+            out += encode_uleb128(length << 1) + bytes([int(rng.integers(2))])
+            count += length
+        else:
+            groups = int(rng.integers(1, 70))
+            out += encode_uleb128(groups << 1 | 1) + rng.integers(0, 256, groups, dtype=np.uint8).tobytes()
+            count += 8 * groups
+    if out[0] & 1 or rng.random() < 0.5:
+        groups = int(rng.integers(1, 5))
+        out += encode_uleb128(groups << 1 | 1) + rng.integers(0, 256, groups, dtype=np.uint8).tobytes()
+        count += 8 * groups - int(rng.integers(0, 8))
+    return bytes(out), count
+
+
+def test_decode_streams_bitmap_path_matches_stream_by_stream():
+    rng = np.random.default_rng(11)
+    for _ in range(40):
+        streams, counts = zip(*(_random_bit_stream(rng) for _ in range(int(rng.integers(1, 9)))), strict=True)
+        data = np.frombuffer(b"".join(streams), dtype=np.uint8)
+        bounds = np.concatenate(([0], np.cumsum([len(s) for s in streams])))
+        expected = np.concatenate([RleBitPackedHybrid.decode(s, 1, c)[0] for s, c in zip(streams, counts, strict=True)])
+        got = decode_streams(data, bounds, np.array(counts), 1, np.int16)
+        assert got is not None and got.dtype == np.int16
+        np.testing.assert_array_equal(got, expected)
+        noisy = data.copy()
+        noisy[int(rng.integers(len(noisy)))] ^= np.uint8(1 << int(rng.integers(8)))
+        got = decode_streams(noisy, bounds, np.array(counts), 1)
+        if got is not None:
+            one_by_one = [RleBitPackedHybrid.decode(noisy[a:b], 1, c)[0]
+                          for a, b, c in zip(bounds[:-1], bounds[1:], counts, strict=True)]
+            np.testing.assert_array_equal(got, np.concatenate(one_by_one))
 
 
 def test_decode_streams_declines_irregular_or_corrupt_streams():

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from parquet_codec.encodings.bitpack import output_dtype, unpack
-from parquet_codec.encodings.rle import _chain, _little_endian, _varints
+from parquet_codec.encodings.rle import _UNBOUNDED, _chain, _little_endian, _varints
 
 
 def decode_streams(data: np.ndarray, bounds: np.ndarray, counts: np.ndarray, bit_width: int,
@@ -35,26 +35,35 @@ def decode_streams(data: np.ndarray, bounds: np.ndarray, counts: np.ndarray, bit
         return None
     if (np.diff(bounds) <= 0).any() or (counts <= 0).any():
         return None
-    header, hlen = _varints(data)
-    packed = (header & 1).astype(np.bool_)
-    body = (header >> 1).astype(np.int64)
-    covers = np.where(packed, body * 8, body)
-    after = np.arange(n, dtype=np.int64) + hlen + np.where(packed, body * bit_width, (bit_width + 7) // 8)
-    after[hlen == 0] = n + 1  # no header can start here: the chain ends (and is rejected) if it gets here
-    path = _chain(np.append(np.minimum(after, n), n), np.append(covers, 0), n, np.iinfo(np.int64).max)
-    runs = _stream_runs(path, hlen, after, bounds)
+    value, hlen = _varints(data)
+    packed = (value & 1).astype(np.bool_)
+    body = value >> 1
+    # Bytes from each position to the header after the run it would start.
+    step = body * bit_width
+    np.copyto(step, (bit_width + 7) // 8, where=~packed)
+    step += hlen
+    nxt = np.empty(n + 1, dtype=np.int64)
+    np.add(np.arange(n, dtype=np.int64), step, out=nxt[:n])
+    nxt[n] = n
+    np.minimum(nxt, n, out=nxt)
+    nxt[:n][hlen == 0] = n  # no header can start here: the chain ends (and is rejected) if it gets here
+    path = _chain(nxt, None, n, _UNBOUNDED)
+    runs = _stream_runs(path, hlen, step, bounds)
     if runs is None:
         return None
-    take = _takes(covers[path], runs, counts)
+    packed, hlen, body = packed[path], hlen[path], body[path]
+    take = _takes(np.where(packed, body * 8, body), runs, counts)
     if take is None:
         return None
-    return _materialize(data, path, hlen[path], packed[path], take, bit_width, dtype or output_dtype(bit_width))
+    if bit_width == 1:
+        return _materialize_bits(data, path, hlen, packed, take, int(counts.sum()), dtype or np.uint32)
+    return _materialize(data, path, hlen, packed, take, bit_width, dtype or output_dtype(bit_width))
 
 
-def _stream_runs(path: np.ndarray, hlen: np.ndarray, after: np.ndarray, bounds: np.ndarray) -> np.ndarray | None:
+def _stream_runs(path: np.ndarray, hlen: np.ndarray, step: np.ndarray, bounds: np.ndarray) -> np.ndarray | None:
     """Index in ``path`` of each stream's first run, provided the chain is made
     of well-formed headers, ends exactly at the end and passes every stream start."""
-    if not len(path) or (hlen[path] == 0).any() or after[path[-1]] != bounds[-1]:
+    if not len(path) or (hlen[path] == 0).any() or path[-1] + step[path[-1]] != bounds[-1]:
         return None
     first = np.searchsorted(path, bounds[:-1])
     if (first >= len(path)).any() or (path[first] != bounds[:-1]).any():
@@ -88,6 +97,61 @@ def _materialize(data: np.ndarray, path: np.ndarray, hlen: np.ndarray, packed: n
     if packed.any():
         out[np.repeat(packed, take)] = _unpack_runs(data, payload[packed], take[packed], bit_width)
     return out
+
+
+def _materialize_bits(data: np.ndarray, path: np.ndarray, hlen: np.ndarray, packed: np.ndarray,
+                      take: np.ndarray, count: int, dtype: type) -> np.ndarray | None:
+    """:func:`_materialize` for width 1, where every value is a bit: the runs
+    are laid into one LSB-first bitmap, a byte per 8 values, and unpacked once
+    at the end. A bit-packed run's bytes land ``start % 8`` bits into their
+    first byte; an RLE run of ones sets its bit range. Runs own disjoint bits,
+    so the bytes they share are summed (``np.bincount``) to combine them."""
+    payload = path + hlen
+    start = np.cumsum(take) - take  # first value (bit) of each run
+    rle = ~packed
+    repeated = data[payload[rle]]
+    if (repeated > 1).any():
+        return None
+    size = (count + 7) // 8 + 1
+    index, weight = _packed_bits(data, payload[packed], start[packed], take[packed])
+    ones = repeated.astype(np.bool_) & (take[rle] > 0)
+    fill_index, fill_weight, full = _set_bits(start[rle][ones], take[rle][ones], size)
+    bitmap = np.bincount(np.concatenate((index, fill_index)), np.concatenate((weight, fill_weight)),
+                         minlength=size).astype(np.uint8)
+    bitmap[full] = 0xFF
+    return np.unpackbits(bitmap, count=count, bitorder="little").astype(dtype, copy=False)
+
+
+def _packed_bits(data: np.ndarray, payload: np.ndarray, start: np.ndarray, take: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Bitmap byte and bits contributed by each byte of the bit-packed runs read
+    (``take`` values from ``payload``, to bit ``start``): a byte shifted by
+    ``start % 8`` spills into the next one."""
+    nbytes = (take + 7) >> 3
+    src = _spans(payload, nbytes)
+    first = np.cumsum(nbytes) - nbytes
+    bits = data[src].astype(np.int64)
+    partial = (take & 7) != 0  # the last run of a stream may stop inside a byte: drop the rest
+    bits[(first + nbytes - 1)[partial]] &= (1 << (take[partial] & 7)) - 1
+    dest = np.repeat(start - 8 * first, nbytes) + 8 * np.arange(len(src), dtype=np.int64)
+    shifted = bits << (dest & 7)
+    at = dest >> 3
+    return np.concatenate((at, at + 1)), np.concatenate((shifted & 0xFF, shifted >> 8)).astype(np.float64)
+
+
+def _set_bits(start: np.ndarray, length: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Bits ``[start, start + length)`` of a ``size``-byte bitmap, for disjoint
+    ranges: (edge bytes, their bits) to add, and a mask of the bytes set whole."""
+    stop = start + length - 1  # last bit
+    first, last = start >> 3, stop >> 3
+    head = (0xFF << (start & 7)) & 0xFF
+    tail = (2 << (stop & 7)) - 1
+    one = first == last
+    edges = np.concatenate((first, last[~one]))
+    bits = np.concatenate((np.where(one, head & tail, head), tail[~one])).astype(np.float64)
+    inner = ~one & (last - first > 1)
+    runs = np.bincount(first[inner] + 1, minlength=size + 1) - np.bincount(last[inner], minlength=size + 1)
+    return edges, bits, np.cumsum(runs[:size]) > 0
 
 
 def _unpack_runs(data: np.ndarray, starts: np.ndarray, take: np.ndarray, bit_width: int) -> np.ndarray:
