@@ -237,15 +237,15 @@ def _varints(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     length = np.ones(n, dtype=np.int64)
     going = np.flatnonzero(a >= 0x80)  # (nonzero is several times faster on bools)
     for i in range(1, 5):
-        inside = going + i < n
-        length[going[~inside]] = 0  # the varint runs past the end of the data
-        going = going[inside]
+        inside = int(np.searchsorted(going, n - i))  # (going is ascending)
+        length[going[inside:]] = 0  # the varint runs past the end of the data
+        going = going[:inside]
         if not len(going):
             break
-        byte = a[going + i]
+        byte = a.take(going + i)
         value[going] |= (byte & 0x7F).astype(np.int64) << (7 * i)
         length[going] += 1
-        going = going[(byte & 0x80) != 0]
+        going = np.compress(byte >= 0x80, going)  # (boolean indexing is slower on irregular masks)
     length[going] = 0  # still continuing after 5 bytes: not a run header
     return value, length
 
@@ -264,8 +264,8 @@ def _chain(nxt: np.ndarray, covers: np.ndarray | None, n: int, count: int) -> np
     spans = covers if count < _UNBOUNDED else None
     for _ in range(rounds):
         if spans is not None:
-            spans = spans + spans[jump]
-        jump = jump[jump]
+            spans = spans + spans.take(jump)
+        jump = jump.take(jump)
     anchors = _strides(jump, spans, n, count)
     rows = np.empty((1 << rounds, len(anchors)), dtype=np.int64)
     rows[0] = anchors

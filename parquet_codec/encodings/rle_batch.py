@@ -39,9 +39,8 @@ def decode_streams(data: np.ndarray, bounds: np.ndarray, counts: np.ndarray, bit
     packed = (value & 1).astype(np.bool_)
     body = value >> 1
     # Bytes from each position to the header after the run it would start.
-    step = body * bit_width
-    np.copyto(step, (bit_width + 7) // 8, where=~packed)
-    step += hlen
+    value_bytes = (bit_width + 7) // 8
+    step = hlen + value_bytes + packed * (body * bit_width - value_bytes)  # arithmetic: masks are slow
     nxt = np.empty(n + 1, dtype=np.int64)
     np.add(np.arange(n, dtype=np.int64), step, out=nxt[:n])
     nxt[n] = n
@@ -105,20 +104,23 @@ def _materialize_bits(data: np.ndarray, path: np.ndarray, hlen: np.ndarray, pack
     are laid into one LSB-first bitmap, a byte per 8 values, and unpacked once
     at the end. A bit-packed run's bytes land ``start % 8`` bits into their
     first byte; an RLE run of ones sets its bit range. Runs own disjoint bits,
-    so the bytes they share are summed (``np.bincount``) to combine them."""
+    so the bytes they share are summed (``np.bincount``) to combine them.
+
+    (Selections go through index arrays: numpy's boolean indexing is several
+    times slower on masks as irregular as run kinds.)"""
     payload = path + hlen
     start = np.cumsum(take) - take  # first value (bit) of each run
-    rle = ~packed
-    repeated = data[payload[rle]]
-    if (repeated > 1).any():
+    bp, rle = np.flatnonzero(packed), np.flatnonzero(~packed)
+    repeated = data.take(payload.take(rle))
+    if len(repeated) and repeated.max() > 1:
         return None
     size = (count + 7) // 8 + 1
-    index, weight = _packed_bits(data, payload[packed], start[packed], take[packed])
-    ones = repeated.astype(np.bool_) & (take[rle] > 0)
-    fill_index, fill_weight, full = _set_bits(start[rle][ones], take[rle][ones], size)
+    index, weight = _packed_bits(data, payload.take(bp), start.take(bp), take.take(bp))
+    ones = np.compress(repeated.view(np.bool_), rle)
+    fill_index, fill_weight, full = _set_bits(start.take(ones), take.take(ones), size)
     bitmap = np.bincount(np.concatenate((index, fill_index)), np.concatenate((weight, fill_weight)),
                          minlength=size).astype(np.uint8)
-    bitmap[full] = 0xFF
+    bitmap |= full.view(np.uint8) * np.uint8(0xFF)
     return np.unpackbits(bitmap, count=count, bitorder="little").astype(dtype, copy=False)
 
 
@@ -130,9 +132,9 @@ def _packed_bits(data: np.ndarray, payload: np.ndarray, start: np.ndarray, take:
     nbytes = (take + 7) >> 3
     src = _spans(payload, nbytes)
     first = np.cumsum(nbytes) - nbytes
-    bits = data[src].astype(np.int64)
-    partial = (take & 7) != 0  # the last run of a stream may stop inside a byte: drop the rest
-    bits[(first + nbytes - 1)[partial]] &= (1 << (take[partial] & 7)) - 1
+    bits = data.take(src).astype(np.int64)
+    partial = np.flatnonzero(take & 7)  # the last run of a stream may stop inside a byte: drop the rest
+    bits[(first + nbytes - 1).take(partial)] &= (1 << (take.take(partial) & 7)) - 1
     dest = np.repeat(start - 8 * first, nbytes) + 8 * np.arange(len(src), dtype=np.int64)
     shifted = bits << (dest & 7)
     at = dest >> 3
@@ -141,16 +143,18 @@ def _packed_bits(data: np.ndarray, payload: np.ndarray, start: np.ndarray, take:
 
 def _set_bits(start: np.ndarray, length: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Bits ``[start, start + length)`` of a ``size``-byte bitmap, for disjoint
-    ranges: (edge bytes, their bits) to add, and a mask of the bytes set whole."""
+    non-empty ranges: (edge bytes, their bits) to add, and a mask of the bytes set whole."""
     stop = start + length - 1  # last bit
     first, last = start >> 3, stop >> 3
     head = (0xFF << (start & 7)) & 0xFF
     tail = (2 << (stop & 7)) - 1
     one = first == last
-    edges = np.concatenate((first, last[~one]))
-    bits = np.concatenate((np.where(one, head & tail, head), tail[~one])).astype(np.float64)
-    inner = ~one & (last - first > 1)
-    runs = np.bincount(first[inner] + 1, minlength=size + 1) - np.bincount(last[inner], minlength=size + 1)
+    head &= np.where(one, tail, 0xFF)
+    apart = np.flatnonzero(~one)
+    edges = np.concatenate((first, last.take(apart)))
+    bits = np.concatenate((head, tail.take(apart))).astype(np.float64)
+    inner = np.flatnonzero(last - first > 1)
+    runs = np.bincount(first.take(inner) + 1, minlength=size + 1) - np.bincount(last.take(inner), minlength=size + 1)
     return edges, bits, np.cumsum(runs[:size]) > 0
 
 
