@@ -19,7 +19,7 @@ from parquet_codec import column, page
 from parquet_codec.encodings import RleBitPackedHybrid, decode_plain, gather
 from parquet_codec.encodings.dictionary import gather_into
 from parquet_codec.encodings.plain import _scan_starts, decode_plain_into, encode_plain, plain_dtype
-from parquet_codec.encodings.prefix_walk import walk_starts
+from parquet_codec.encodings.prefix_walk import short_value_starts, walk_starts
 from parquet_codec.encodings.rle_batch import decode_streams
 from parquet_codec.encodings.varint import encode_uleb128
 from parquet_codec.errors import CorruptFileError, DecodingError, ParquetError
@@ -131,6 +131,35 @@ def test_walkers_decline_malformed_streams_and_the_loop_reports_them():
             expected = _scan_starts(memoryview(bytes(noisy)), len(values), 0)
             np.testing.assert_array_equal(got[0], expected[0])
     assert walk_starts(arr, len(values) + 1, 0) is None
+
+
+def test_short_value_starts_proves_or_declines():
+    rng = np.random.default_rng(3)
+    values = [bytes(rng.integers(1, 256, int(n), dtype=np.uint8)) for n in rng.integers(1, 255, 3000)]
+    data = encode_plain(values, Type.BYTE_ARRAY)
+    arr = np.frombuffer(b"ab" + data, dtype=np.uint8)
+    got = short_value_starts(arr, len(values), 2)
+    assert got is not None
+    expected = _scan_starts(memoryview(arr), len(values), 2)
+    np.testing.assert_array_equal(got[0], expected[0])
+    assert got[1] == expected[1] == len(arr)
+    declined = [
+        values[:10] + [b""] + values[10:],  # an empty value: four zero bytes in a row
+        values[:10] + [b"x" * 300] + values[10:],  # a length needing two bytes
+        values[:10] + [b"a\0\0\0b"] + values[10:],  # three zeros inside a value
+    ]
+    for case in declined:
+        raw = np.frombuffer(encode_plain(case, Type.BYTE_ARRAY), dtype=np.uint8)
+        assert short_value_starts(raw, len(case), 0) is None
+        assert decode_plain(raw, Type.BYTE_ARRAY, len(case))[0].to_pylist() == case
+    assert short_value_starts(arr, len(values) - 1, 2) is None
+    assert short_value_starts(arr[:-1], len(values), 2) is None
+    for _ in range(200):  # random corruption: proven answers only
+        noisy = np.frombuffer(data, dtype=np.uint8).copy()
+        noisy[int(rng.integers(len(noisy)))] ^= np.uint8(1 << int(rng.integers(8)))
+        got = short_value_starts(noisy, len(values), 0)
+        if got is not None:
+            np.testing.assert_array_equal(got[0], _scan_starts(memoryview(noisy), len(values), 0)[0])
 
 
 # --- level streams of many pages at once -------------------------------------

@@ -19,6 +19,11 @@ predecessor landed, for a few rounds. Streams that never settle (long runs
 of zero bytes, huge values, malformed data) are left to the caller's loop,
 which also produces the precise errors: this module never raises on bad
 input, it answers None.
+
+Before the walkers, :func:`short_value_starts` tries the common case of
+values shorter than 256 bytes that never hold three zero bytes in a row
+(text, mostly): then the length prefixes are exactly the positions followed
+by three zero bytes, and one vectorized check of the chain proves it.
 """
 
 from __future__ import annotations
@@ -71,6 +76,27 @@ def walk_starts(arr: np.ndarray, count: int, offset: int) -> tuple[np.ndarray, i
         steps, landing[restart] = walked
         grid = _replace_rows(grid, restart, steps)
     return None
+
+
+def short_value_starts(arr: np.ndarray, count: int, offset: int) -> tuple[np.ndarray, int] | None:
+    """:func:`walk_starts` for streams whose length prefixes are the only
+    places with three zero bytes after a byte (values under 256 bytes); None
+    for any other stream. The answer is proven: the chain of prefixes from
+    ``offset`` visits exactly those places and ends at the end."""
+    end = len(arr)
+    if count == 0 or end - offset < 4 * count:
+        return None
+    zero = arr[offset + 1 :] == 0
+    triple = zero[:-2] & zero[1:-1]
+    triple &= zero[2:]
+    found = np.flatnonzero(triple)
+    if len(found) != count or found[0] != 0:
+        return None
+    following = found + 4
+    following += arr[offset:].take(found)  # the prefix is that one byte
+    if following[-1] != end - offset or not np.array_equal(following[:-1], found[1:]):
+        return None
+    return found + (offset + 4), end
 
 
 def _guess_starts(prefixes: np.ndarray, offset: int, end: int, count: int) -> np.ndarray:
@@ -129,4 +155,4 @@ def _replace_rows(grid: np.ndarray, rows: np.ndarray, steps: np.ndarray) -> np.n
     return grid
 
 
-__all__ = ["VALUES_PER_WALKER", "walk_starts"]
+__all__ = ["VALUES_PER_WALKER", "short_value_starts", "walk_starts"]

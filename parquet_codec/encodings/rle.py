@@ -344,13 +344,24 @@ def _materialize(arr: np.ndarray, bit_width: int, count: int, runs: _Runs) -> np
     else:
         # Every bit-packed run but a truncated last one holds whole 8-value
         # groups, i.e. whole bytes, so their bytes concatenate seamlessly.
-        _, joined = gather_ranges(arr, packed_starts, runs.column("packed_bytes"))
+        joined = _join_ranges(arr, packed_starts, runs.column("packed_bytes"))
         unpacked = unpack(joined, bit_width, n_packed)
     if n_packed == count:
         return unpacked
     out = np.repeat(runs.column("values").astype(dtype), lengths)
     out[np.repeat(is_packed, lengths)] = unpacked
     return out
+
+
+#: Up to this many ranges are joined as slices; beyond, with one gather.
+_SLICED_RANGES = 512
+
+
+def _join_ranges(arr: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The bytes ``arr[starts[i]:starts[i] + lengths[i]]``, concatenated."""
+    if len(starts) > _SLICED_RANGES:
+        return gather_ranges(arr, starts, lengths)[1]
+    return np.concatenate([arr[a:b] for a, b in zip(starts.tolist(), (starts + lengths).tolist(), strict=True)])
 
 
 def min_rle_run(bit_width: int) -> int:

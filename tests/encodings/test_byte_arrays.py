@@ -38,6 +38,17 @@ def test_take(values, data):
     assert taken.to_pylist() == [values[i] for i in indices]
 
 
+@pytest.mark.parametrize("width", [0, 1, 15])
+def test_take_many_of_one_length_as_rows(width):
+    rng = np.random.default_rng(width)
+    values = [bytes(rng.integers(0, 256, width, dtype=np.uint8)) for _ in range(30)]
+    base = ByteArrays.from_pylist([b"xyz"] + values)  # a slice not starting at 0
+    sliced = ByteArrays(base.offsets[1:], base.data)
+    indices = rng.integers(0, 30, 500)
+    taken = sliced.take(indices)
+    assert taken.offsets[0] == 0 and taken.to_pylist() == [values[i] for i in indices]
+
+
 def test_take_long_values_in_chunks(monkeypatch):
     monkeypatch.setattr(byte_arrays, "_GATHER_CHUNK_BYTES", 7)
     values = [b"", b"a" * 30, b"bc", b"", b"defgh" * 3]
