@@ -6,7 +6,8 @@ int64/int32/float64/bool), nullable (2M rows, 10% nulls), strings (1M of
 list<int64> with 0-10 items and struct<int32, string>). Each is written to
 memory with snappy and zstd, default options on both sides (dictionary on,
 data page v1). Prints median seconds of ``--repeat`` runs, the ratio to
-pyarrow, and file sizes. Usage: ``python benchmarks/write.py [--repeat N] [--quick]``.
+pyarrow, and file sizes; ours and pyarrow's runs alternate, so both see the
+same machine load. Usage: ``python benchmarks/write.py [--repeat N] [--quick]``.
 """
 
 from __future__ import annotations
@@ -62,13 +63,18 @@ def datasets(scale: float) -> dict[str, pa.Table]:
     return {"numeric": numeric, "nullable": nullable, "strings-low": low, "strings-high": high, "nested": nested}
 
 
-def median_time(fn: Callable[[], bytes], repeat: int) -> tuple[float, int]:
-    times, size = [], 0
+def median_times(writers: list[Callable[[], bytes]], repeat: int) -> list[tuple[float, int]]:
+    """Median seconds and output size of each writer. The writers take turns
+    within every repetition, so a ratio between them compares runs made under
+    the same load of a shared, noisy machine."""
+    times: list[list[float]] = [[] for _ in writers]
+    sizes = [0] * len(writers)
     for _ in range(repeat):
-        start = time.perf_counter()
-        size = len(fn())
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), size
+        for i, write in enumerate(writers):
+            start = time.perf_counter()
+            sizes[i] = len(write())
+            times[i].append(time.perf_counter() - start)
+    return [(statistics.median(t), size) for t, size in zip(times, sizes, strict=True)]
 
 
 def ours(table: Table, codec: str) -> bytes:
@@ -109,11 +115,11 @@ def main() -> None:
     for name, arrow in datasets(0.1 if args.quick else 1.0).items():
         table = Table.from_arrow(arrow)
         for codec in ("snappy", "zstd"):
-            t_ours, s_ours = median_time(lambda: ours(table, codec), args.repeat)  # noqa: B023
-            t_pa, s_pa = median_time(lambda: theirs(arrow, codec), args.repeat)  # noqa: B023
+            (t_ours, s_ours), (t_pa, s_pa) = median_times(
+                [lambda: ours(table, codec), lambda: theirs(arrow, codec)], args.repeat)  # noqa: B023
             fp_time = "n/a"
             if fp is not None and name != "nested":
-                fp_time = f"{median_time(lambda: fp(arrow, codec), max(1, args.repeat // 2))[0]:.3f}"  # noqa: B023
+                fp_time = f"{median_times([lambda: fp(arrow, codec)], max(1, args.repeat // 2))[0][0]:.3f}"  # noqa: B023
             print(f"{name:13} {codec:6} {t_ours:8.3f} {t_pa:9.3f} {t_ours / t_pa:6.2f} {TARGETS[name]:6.1f} "
                   f"{s_ours / 1e6:8.2f} {s_pa / 1e6:10.2f} {s_ours / s_pa:6.2f} {fp_time:>13}")
 

@@ -47,6 +47,7 @@ from parquet_codec.encodings import (
     encode_plain,
     index_bit_width,
 )
+from parquet_codec.encodings.plain import plain_byte_arrays
 from parquet_codec.encodings.rle import RleBitPackedHybrid
 from parquet_codec.errors import UnsupportedError
 from parquet_codec.format.ttypes import (
@@ -203,12 +204,16 @@ def _plain_sizes(values: Array) -> np.ndarray | int:
     return raw.shape[1] if raw.ndim == 2 else (raw.dtype.itemsize if raw.dtype != np.bool_ else 1)
 
 
-def encode_values(values: Array, encoding: int, physical_type: int, type_length: int | None) -> bytes:
-    """Non-null values in one of the non-dictionary encodings."""
+def encode_values(values: Array, encoding: int, physical_type: int,
+                  type_length: int | None) -> bytes | np.ndarray:
+    """Non-null values in one of the non-dictionary encodings: bytes, or a
+    uint8 array (PLAIN byte arrays) that pages join or compress uncopied."""
     if isinstance(values, BinaryArray):
         raw: object = ByteArrays(np.asarray(values.offsets, dtype=np.int64), values.data)
     else:
         raw = values.values
+    if encoding == Encoding.PLAIN and physical_type == Type.BYTE_ARRAY:
+        return plain_byte_arrays(raw)
     if encoding == Encoding.PLAIN:
         return encode_plain(raw, physical_type, type_length=type_length)
     if encoding == Encoding.RLE:
@@ -236,18 +241,25 @@ class _Dictionary:
         return index_bit_width(len(self.values))
 
 
-def _distinct(values: Array, probe: int) -> Distinct:
+def _distinct(values: Array, probe: int, limit: float | None = None) -> Distinct:
+    """Entries in order of first appearance; with ``limit``, counted only until
+    the entries' PLAIN bytes pass it (see :func:`~parquet_codec.distinct.distinct`)."""
+    def entry_bytes(first: np.ndarray) -> int:
+        return int(_entry_bytes(values, first).sum())
+
     if isinstance(values, BinaryArray):
-        return distinct_bytes(values.offsets, values.data, probe)
-    return distinct_values(values.values, probe)
+        return distinct_bytes(values.offsets, values.data, probe, entry_bytes=entry_bytes, limit=limit)
+    return distinct_values(values.values, probe, entry_bytes=entry_bytes, limit=limit)
 
 
 def _entry_bytes(values: Array, first: np.ndarray) -> np.ndarray:
-    sizes = _plain_sizes(values)
-    return sizes[first] if isinstance(sizes, np.ndarray) else np.full(len(first), sizes, dtype=np.int64)
+    """PLAIN bytes of the values at ``first`` (dictionary entries)."""
+    if isinstance(values, BinaryArray):
+        return np.asarray(values.offsets[first + 1] - values.offsets[first], dtype=np.int64) + 4
+    return np.full(len(first), _plain_sizes(values), dtype=np.int64)
 
 
-def _worth_it(values: Array, probe: Distinct, limit: int) -> bool:
+def _worth_it(values: Array, probe: Distinct, limit: float) -> bool:
     """parquet-java's test on the first page: the dictionary must fit and,
     with the indices, take less room than the plain values."""
     dict_bytes = int(_entry_bytes(values, probe.first).sum())
@@ -260,7 +272,9 @@ def _worth_it(values: Array, probe: Distinct, limit: int) -> bool:
 
 def plan_dictionary(values: Array, probe_values: int, limit: int) -> _Dictionary | None:
     """Dictionary-encode a leading part of ``values`` (all of it when the
-    dictionary stays within ``limit`` bytes), or None when not worth it."""
+    dictionary stays within ``limit`` bytes), or None when not worth it.
+    Entries are numbered in order of first appearance, as parquet-java and
+    pyarrow number them."""
     n = len(values)
     probe = max(1, min(n, probe_values))
     # The test runs on a sample of the first page: sorting a whole page of
@@ -269,19 +283,16 @@ def plan_dictionary(values: Array, probe_values: int, limit: int) -> _Dictionary
     head = _slice(values, 0, sample)
     if n == 0 or not _worth_it(head, _distinct(head, sample), limit * sample / probe):
         return None
-    found = _distinct(values, probe)
-    order = np.argsort(found.first, kind="stable")
-    grown = np.cumsum(_entry_bytes(values, found.first[order]))
+    # Counting stops soon after the dictionary outgrows the limit: the rest falls back anyway.
+    found = _distinct(values, probe, limit)
+    grown = np.cumsum(_entry_bytes(values, found.first))
     if grown[-1] <= limit:
         return _Dictionary(found.ids, _take(values, found.first), n)
     over = int(np.argmax(grown > limit))  # the entry that no longer fits
-    count = int(found.first[order[over]])
+    count = int(found.first[over])  # values before it use only the entries before it
     if count == 0:
         return None
-    kept = order[:over]  # entries first seen before the cut, numbered anew
-    remap = np.full(found.size, -1, dtype=np.int32)
-    remap[kept] = np.arange(len(kept), dtype=np.int32)
-    return _Dictionary(remap[found.ids[:count]], _take(values, found.first[kept]), count)
+    return _Dictionary(found.ids[:count], _take(values, found.first[:over]), count)
 
 
 # ---------------------------------------------------------------- page cutting
@@ -398,14 +409,14 @@ class _ChunkBuilder:
         return at, size
 
     def dictionary_page(self, dictionary: _Dictionary) -> None:
-        opts = self.options
-        raw = encode_values(dictionary.values, Encoding.PLAIN, self.node.physical_type, self.node.type_length)
+        opts, node = self.options, self.node
+        raw = bytes(encode_values(dictionary.values, Encoding.PLAIN, node.physical_type, node.type_length))
         encoding = Encoding.PLAIN_DICTIONARY if opts.page_version == 1 else Encoding.PLAIN
         page = write_dictionary_page(raw, len(dictionary.values), encoding, opts.codec,
                                      level=opts.compression_level, checksum=self.plain_checksum)
         self.dictionary_offset = self.append(page, PageType.DICTIONARY_PAGE, encoding)[0]
 
-    def data_page(self, a: int, b: int, encoded: bytes, encoding: int, bounds: Bounds | None,
+    def data_page(self, a: int, b: int, encoded: bytes | np.ndarray, encoding: int, bounds: Bounds | None,
                   values: Array | None, nan_count: int | None = None) -> None:
         """Slots ``a..b`` whose values are already ``encoded``."""
         leaf, node, opts, lv = self.leaf, self.node, self.options, self.lv
@@ -457,18 +468,15 @@ def write_column_chunk(node: SchemaNode, info: LogicalInfo, leaf: LeafData, opti
                        file_offset: int, sealer: PageSealer | None = None) -> ChunkOut:
     """Encode one leaf's levels and values as a column chunk starting at ``file_offset``;
     ``sealer`` encrypts each page of an encrypted column."""
-    physical, width = node.physical_type, node.type_length
+    physical = node.physical_type
     fallback = default_encoding(physical, options.page_version) if options.encoding is None else options.encoding
     check_encoding(fallback, physical, node.dotted_path)
     builder = _ChunkBuilder(node, info, leaf, options, file_offset, sealer)
     lv, values, slots = builder.lv, leaf.values, leaf.num_values
-    plain_cost = _plain_sizes(values)
-    stats_on = options.write_statistics
     dictionary = None
     if options.use_dictionary and dictionary_allowed(physical, options.page_version) and len(values):
-        mean = float(np.mean(plain_cost)) if isinstance(plain_cost, np.ndarray) else float(plain_cost)
-        dictionary = plan_dictionary(values, int(options.data_page_size // max(mean, 1.0)),
-                                     options.dictionary_pagesize_limit)
+        per_page = int(options.data_page_size // max(_mean_plain_size(values), 1.0))
+        dictionary = plan_dictionary(values, per_page, options.dictionary_pagesize_limit)
     split = 0
     if dictionary is not None:
         split = slots
@@ -477,17 +485,31 @@ def write_column_chunk(node: SchemaNode, info: LogicalInfo, leaf: LeafData, opti
             split = slot if lv.starts is None else int(lv.starts[np.searchsorted(lv.starts, slot, side="right") - 1])
         if split > 0:
             builder.dictionary_page(dictionary)
-            _dictionary_pages(builder, dictionary, split, stats_on)
-    cuts = _page_cuts(lv, split, slots, plain_cost, options.data_page_size) if split < slots or slots == 0 else []
-    if slots == 0:
-        cuts = [0, 0]
-    for a, b in zip(cuts[:-1], cuts[1:], strict=False):
-        va, vb = lv.values_before(a), lv.values_before(b)
-        page_values = _slice(values, va, vb)
-        bounds = value_bounds(page_values, info) if stats_on else None
-        encoded = encode_values(page_values, fallback, physical, width)
-        builder.data_page(a, b, encoded, fallback, bounds, page_values, nan_count(page_values, info))
+            _dictionary_pages(builder, dictionary, split, options.write_statistics)
+    if split < slots or slots == 0:
+        _fallback_pages(builder, split, fallback)
     return builder.finish()
+
+
+def _mean_plain_size(values: Array) -> float:
+    """PLAIN bytes per value on average (without an array of every value's size)."""
+    if isinstance(values, BinaryArray):
+        n = len(values)
+        return (int(values.offsets[-1]) - int(values.offsets[0]) + 4 * n) / n
+    return float(_plain_sizes(values))
+
+
+def _fallback_pages(builder: _ChunkBuilder, start: int, encoding: int) -> None:
+    """Data pages of values in the non-dictionary ``encoding`` over slots ``start..``
+    to the end of the chunk (one empty page for an empty chunk)."""
+    lv, leaf, node, info = builder.lv, builder.leaf, builder.node, builder.info
+    values, slots, options = leaf.values, leaf.num_values, builder.options
+    cuts = _page_cuts(lv, start, slots, _plain_sizes(values), options.data_page_size) if slots else [0, 0]
+    for a, b in zip(cuts[:-1], cuts[1:], strict=False):
+        page_values = _slice(values, lv.values_before(a), lv.values_before(b))
+        bounds = value_bounds(page_values, info) if options.write_statistics else None
+        encoded = encode_values(page_values, encoding, node.physical_type, node.type_length)
+        builder.data_page(a, b, encoded, encoding, bounds, page_values, nan_count(page_values, info))
 
 
 def _float_view(values: Array, info: LogicalInfo) -> np.ndarray | None:

@@ -7,25 +7,29 @@ fixed-length rows a hash of their bytes computed word by word over all values
 at once. Strings of similar lengths are first laid out as a matrix of
 zero-padded 8-byte words (:func:`word_matrix`: a plain reshape when all have
 one length), so hashing is a few passes over its columns and verification
-one row gather and compare; very uneven lengths are walked word by word.
-Keys are matched against the distinct keys of a first slice of the
-values in a hash table probed with array operations (linear time, where a
-binary search costs ~100 ns per value); only keys missing from that slice
-are sorted. Hashed keys are then verified byte for byte against the
-representative of their key, and a collision (never seen in practice) falls
-back to an exact comparison of the bytes.
+a gather and compare per column; very uneven lengths are walked word by word.
+Keys are numbered block by block: each block is looked up in a hash table of
+the entries found so far, probed with array operations (linear time, where a
+binary search costs ~100 ns per value), and only the keys missing from it
+are sorted into new entries. Hashed keys are then verified byte for byte
+against the representative of their key, and a collision (never seen in
+practice) falls back to an exact comparison of the bytes.
 
-Each entry records where it first appears (:attr:`Distinct.first`), so the
-dictionary size after any prefix of the values is known.
+Entries are numbered in order of first appearance, as parquet-java and
+pyarrow number dictionary entries, and each records where it first appears
+(:attr:`Distinct.first`), so the dictionary size after any prefix of the
+values is known; a count given a size limit stops soon after the dictionary
+outgrows it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
-from parquet_codec.encodings.byte_arrays import TAIL_MASKS, unaligned_words
+from parquet_codec.encodings.byte_arrays import TAIL_MASKS, unaligned_words, words_at
 
 _MULT = np.uint64(0x9E3779B97F4A7C15)
 _MIX = np.uint64(0xBF58476D1CE4E5B9)
@@ -57,17 +61,27 @@ def word_matrix(offsets: np.ndarray, data: np.ndarray) -> np.ndarray | None:
         return np.zeros((n, 0), dtype=np.uint64)
     if width * n > 2 * int(((lengths + 7) // 8).sum()) + n:
         return None
-    if int(lengths.min()) == longest:  # one length: a reshape of the data
+    shortest = int(lengths.min())
+    if shortest == longest:  # one length: a reshape of the data
         rows = np.asarray(data[int(offsets[0]) : int(offsets[-1])], dtype=np.uint8).reshape(n, longest)
         if longest % 8:
             rows = np.concatenate((rows, np.zeros((n, 8 * width - longest), dtype=np.uint8)), axis=1)
         return np.ascontiguousarray(rows).view("<u8")
-    words = unaligned_words(data)
     out = np.empty((width, n), dtype=np.uint64)
     for k in range(width):
-        np.take(words, np.minimum(offsets[:-1] + 8 * k, len(words) - 1), out=out[k])
-        out[k] &= TAIL_MASKS[np.clip(lengths - 8 * k, 0, 8)]
+        out[k] = words_at(data, offsets[:-1] + 8 * k)
+        if shortest < 8 * (k + 1):  # some strings end within this word: zero what follows them
+            _mask_tails(out[k], lengths - 8 * k)
     return out.T
+
+
+def _mask_tails(words: np.ndarray, remaining: np.ndarray) -> None:
+    """Keep only the first ``remaining[i]`` bytes (all when 8 or more) of ``words[i]``."""
+    short = np.flatnonzero(remaining < 8)
+    if len(short) > len(words) // 4:  # most words: one pass over all
+        words &= TAIL_MASKS[np.clip(remaining, 0, 8)]
+    else:
+        words[short] &= TAIL_MASKS[np.maximum(remaining[short], 0)]
 
 
 def _matrix_keys(lengths: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -109,11 +123,21 @@ def numeric_keys(values: np.ndarray) -> np.ndarray:
     return values.view(f"u{values.dtype.itemsize}")
 
 
-def _same_rows(lengths: np.ndarray, rows: np.ndarray, rep: np.ndarray) -> bool:
-    """Whether every row of a word matrix holds the same string as row ``rep[i]``."""
-    if not np.array_equal(lengths, np.take(lengths, rep)):
+def _same_rows(lengths: np.ndarray, rows: np.ndarray, found: Distinct) -> bool:
+    """Whether every value ``found`` covers has the length and word matrix row of
+    its entry's first value. The entries' rows are gathered first, so the
+    per-value gather reads from a few rows that stay in cache."""
+    covered = len(found.ids)
+    ids = found.ids.astype(np.intp)  # once, rather than on every take
+
+    def same(column: np.ndarray) -> bool:
+        return np.array_equal(column[:covered], np.take(column[found.first], ids, axis=0))
+
+    if not same(lengths):
         return False
-    return bool((rows == np.take(rows, rep, axis=0)).all())  # take: far faster than rows[rep] on 2-D
+    if rows.flags.c_contiguous:  # rows laid out one after another: whole rows at once
+        return same(rows)
+    return all(same(column) for column in rows.T)
 
 
 def _same_bytes(offsets: np.ndarray, data: np.ndarray, a: np.ndarray, b: np.ndarray) -> bool:
@@ -209,43 +233,77 @@ def _odd_mult(depth: int) -> np.uint64:
     return np.uint64(((0x9E3779B97F4A7C15 * (2 * depth + 1)) | 1) & 0xFFFFFFFFFFFFFFFF)
 
 
-#: Most values whose distinct keys seed the hash table: enough to hold every key of a
-#: low-cardinality column, small enough that sorting it costs little.
+#: Values in the first block of a distinct count (later blocks double): enough to
+#: hold every key of a low-cardinality column, small enough that sorting it costs little.
 TABLE_SAMPLE = 16384
 
+#: The dictionary bytes of the entries first seen at the given value positions.
+EntryBytes = Callable[[np.ndarray], int]
 
-def distinct(keys: np.ndarray, probe: int = 65536) -> Distinct:
-    """Number equal keys: the distinct keys of the first ``min(probe, TABLE_SAMPLE)``
-    values go into a hash table, keys missing from it are sorted out separately."""
+
+def distinct(keys: np.ndarray, probe: int = 65536, *, entry_bytes: EntryBytes | None = None,
+             limit: float | None = None) -> Distinct:
+    """Number equal keys in order of first appearance (as parquet-java and
+    pyarrow number dictionary entries).
+
+    The keys are taken in blocks, the first of ``min(probe, TABLE_SAMPLE)``
+    values and each next one twice as large: a block's keys are looked up in
+    a hash table of the entries found so far and only the missing ones are
+    sorted into new entries. With ``entry_bytes`` and ``limit`` the count stops
+    after the block in which the entries' sizes pass ``limit``, so a
+    dictionary that will be abandoned is never built for the whole chunk;
+    ``ids`` then covers only the values up to there.
+    """
     keys = np.asarray(keys).astype(np.uint64, copy=False)
     n = len(keys)
-    if n == 0:
-        return Distinct(np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int64))
-    m = min(n, probe, TABLE_SAMPLE)
-    if m == n:  # everything is the probe: one sort does it
-        known, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-        return Distinct(inverse.astype(np.int32).reshape(-1), first.astype(np.int64))
-    known, first = np.unique(keys[:m], return_index=True)
-    ids = _Table(known).lookup(keys)
-    miss = np.flatnonzero(ids < 0)
-    if len(miss):
-        _, extra_first, extra_ids = np.unique(keys[miss], return_index=True, return_inverse=True)
-        ids[miss] = len(known) + extra_ids
-        first = np.concatenate((first, miss[extra_first]))
-    return Distinct(ids, first.astype(np.int64))
+    ids = np.empty(n, dtype=np.int32)
+    known, first = np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int64)
+    table, stale = None, False
+    start, block, grown = 0, max(1, min(probe, TABLE_SAMPLE)), 0
+    while start < n and (limit is None or grown <= limit):
+        if stale:  # entries were added: the next block looks them up too
+            table, stale = _Table(known), False
+        stop = min(n, start + block)
+        new_keys, new_first = _number_block(keys[start:stop], table, len(known), ids[start:stop])
+        if len(new_keys):
+            new_first += start
+            known, first = np.concatenate((known, new_keys)), np.concatenate((first, new_first))
+            grown += 0 if entry_bytes is None else entry_bytes(new_first)
+            stale = True
+        start, block = stop, 2 * block
+    return Distinct(ids[:start], first)
 
 
-def distinct_bytes(offsets: np.ndarray, data: np.ndarray, probe: int = 65536) -> Distinct:
-    """Distinct byte strings, hashed then verified; exact on a hash collision."""
+def _number_block(keys: np.ndarray, table: _Table | None, known: int,
+                  out: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Write each key's entry into ``out``: its entry in ``table``, or a new one
+    numbered from ``known`` on in order of first appearance. Returns the new
+    entries' keys and where in ``keys`` each first appears."""
+    out[:] = -1 if table is None else table.lookup(keys)
+    miss = np.flatnonzero(out < 0)
+    if not len(miss):
+        return np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int64)
+    new_keys, at, inverse = np.unique(keys[miss], return_index=True, return_inverse=True)
+    order = np.argsort(at, kind="stable")
+    rank = np.empty(len(order), dtype=np.int32)
+    rank[order] = np.arange(known, known + len(order), dtype=np.int32)
+    out[miss] = rank[inverse.reshape(-1)]
+    return new_keys[order], miss[at[order]].astype(np.int64)
+
+
+def distinct_bytes(offsets: np.ndarray, data: np.ndarray, probe: int = 65536, *,
+                   entry_bytes: EntryBytes | None = None, limit: float | None = None) -> Distinct:
+    """Distinct byte strings, hashed then verified; exact on a hash collision
+    (see :func:`distinct` for ``entry_bytes`` and ``limit``)."""
     offsets = np.asarray(offsets, dtype=np.int64)
     lengths = offsets[1:] - offsets[:-1]
     rows = word_matrix(offsets, data)
     if rows is None:
-        found = distinct(byte_keys(offsets, data), probe)
+        found = distinct(byte_keys(offsets, data), probe, entry_bytes=entry_bytes, limit=limit)
         same = _same_bytes(offsets, data, np.arange(len(found.ids)), found.first[found.ids])
     else:
-        found = distinct(_matrix_keys(lengths, rows), probe)
-        same = _same_rows(lengths, rows, found.first[found.ids])
+        found = distinct(_matrix_keys(lengths, rows), probe, entry_bytes=entry_bytes, limit=limit)
+        same = _same_rows(lengths, rows, found)
     return found if same else _distinct_exact(offsets, data)
 
 
@@ -265,15 +323,18 @@ def _distinct_exact(offsets: np.ndarray, data: np.ndarray) -> Distinct:
     return Distinct(ids, np.array(first, dtype=np.int64))
 
 
-def distinct_values(values: np.ndarray, probe: int = 65536) -> Distinct:
-    """Distinct numbers (1-D) or fixed-length byte rows (2-D ``(n, width)`` uint8)."""
+def distinct_values(values: np.ndarray, probe: int = 65536, *, entry_bytes: EntryBytes | None = None,
+                    limit: float | None = None) -> Distinct:
+    """Distinct numbers (1-D) or fixed-length byte rows (2-D ``(n, width)`` uint8)
+    (see :func:`distinct` for ``entry_bytes`` and ``limit``)."""
+    stop_at = {"entry_bytes": entry_bytes, "limit": limit}
     if values.ndim == 1:
-        return distinct(numeric_keys(values), probe)
+        return distinct(numeric_keys(values), probe, **stop_at)
     n, width = values.shape
     if width in (1, 2, 4, 8):
-        return distinct(np.ascontiguousarray(values).view(f"<u{width}").reshape(n), probe)
+        return distinct(np.ascontiguousarray(values).view(f"<u{width}").reshape(n), probe, **stop_at)
     offsets = np.arange(n + 1, dtype=np.int64) * width
-    return distinct_bytes(offsets, np.ascontiguousarray(values).reshape(-1), probe)
+    return distinct_bytes(offsets, np.ascontiguousarray(values).reshape(-1), probe, **stop_at)
 
 
 __all__ = ["Distinct", "byte_keys", "word_matrix", "distinct", "distinct_bytes", "distinct_values", "numeric_keys"]

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from parquet_codec.arrays import Array, BinaryArray
-from parquet_codec.encodings.byte_arrays import TAIL_MASKS, unaligned_words
+from parquet_codec.encodings.byte_arrays import TAIL_MASKS, words_at
 from parquet_codec.format.ttypes import SizeStatistics, Statistics, Type
 from parquet_codec.types import LogicalInfo
 
@@ -148,27 +148,34 @@ def _item(values: BinaryArray, i: int) -> bytes:
     return np.asarray(values.data[int(values.offsets[i]) : int(values.offsets[i + 1])]).tobytes()
 
 
-def _prefix_keys(offsets: np.ndarray, words: np.ndarray, idx: np.ndarray, skip: int) -> np.ndarray:
-    """Bytes ``skip .. skip+8`` of the values ``idx`` as big-endian uint64, zero
-    padded; ``words`` is :func:`~parquet_codec.encodings.byte_arrays.unaligned_words` of the data."""
-    starts = offsets[idx] + skip
-    remaining = np.clip(offsets[idx + 1] - starts, 0, 8)
-    word = words[np.minimum(starts, len(words) - 1)] & TAIL_MASKS[remaining]
-    return word.byteswap()  # the first byte becomes the most significant
+def _prefix_keys(offsets: np.ndarray, data: np.ndarray, idx: np.ndarray | None, skip: int) -> np.ndarray:
+    """Bytes ``skip .. skip+8`` of the values ``idx`` (None: every value) as
+    big-endian uint64, zero padded."""
+    starts = offsets[:-1] if idx is None else offsets[idx]
+    stops = offsets[1:] if idx is None else offsets[idx + 1]
+    if skip:
+        starts = starts + skip
+    word = words_at(data, starts)
+    remaining = stops - starts
+    if len(remaining) and remaining.min() < 8:  # some values end within the word: zero their tail
+        word &= TAIL_MASKS[np.clip(remaining, 0, 8)]
+    return word.byteswap(inplace=True)  # the first byte becomes the most significant
 
 
-def _lex_extreme(offsets: np.ndarray, data: np.ndarray, words: np.ndarray, largest: bool) -> int:
+def _lex_extreme(offsets: np.ndarray, data: np.ndarray, first_keys: np.ndarray, largest: bool) -> int:
     """Index of the lexicographically smallest (largest) value, vectorized.
 
-    Narrows the candidates on 8-byte zero-padded prefixes: a strictly smaller
-    padded prefix means a strictly smaller value, so only the values tied on
-    the best prefix stay; a handful of ties is settled in Python.
+    Narrows the candidates on 8-byte zero-padded prefixes (``first_keys``
+    holds every value's first one): a strictly smaller padded prefix means a
+    strictly smaller value, so only the values tied on the best prefix stay;
+    a handful of ties is settled in Python.
     """
-    cand = np.arange(len(offsets) - 1, dtype=np.int64)
-    skip = 0
-    longest = int((offsets[1:] - offsets[:-1]).max()) if len(cand) else 0
+    best = first_keys.max() if largest else first_keys.min()
+    cand = np.flatnonzero(first_keys == best)
+    skip = 8
+    longest = int((offsets[cand + 1] - offsets[cand]).max())
     while len(cand) > _PYTHON_CANDIDATES and skip < longest:
-        keys = _prefix_keys(offsets, words, cand, skip)
+        keys = _prefix_keys(offsets, data, cand, skip)
         best = keys.max() if largest else keys.min()
         cand = cand[keys == best]
         skip += 8
@@ -180,8 +187,10 @@ def _lex_extreme(offsets: np.ndarray, data: np.ndarray, words: np.ndarray, large
 
 
 def _lex_argminmax(offsets: np.ndarray, data: np.ndarray) -> tuple[int, int]:
-    words = unaligned_words(data)
-    return _lex_extreme(offsets, data, words, False), _lex_extreme(offsets, data, words, True)
+    """Indices of the smallest and largest of the (non-empty) values, in unsigned byte order.
+    Every value's first 8 bytes are read once, for both."""
+    first = _prefix_keys(offsets, data, None, 0)
+    return _lex_extreme(offsets, data, first, False), _lex_extreme(offsets, data, first, True)
 
 
 # ---------------------------------------------------------------- encoding bounds

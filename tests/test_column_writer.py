@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from parquet_codec.arrays import PrimitiveArray
+from parquet_codec.arrays import BinaryArray, PrimitiveArray
 from parquet_codec.column import read_column_chunk
 from parquet_codec.column_writer import (
     ColumnOptions,
@@ -80,6 +80,39 @@ def test_plan_dictionary_rejects_unique_values() -> None:
     assert plan_dictionary(PrimitiveArray.of(np.arange(10_000)), 1000, 1 << 20) is None
     plan = plan_dictionary(PrimitiveArray.of(np.arange(10_000) % 7), 1000, 1 << 20)
     assert plan is not None and len(plan.values) == 7 and plan.count == 10_000
+
+
+def _reference_plan(items: list[bytes], limit: int) -> tuple[list[bytes], int]:
+    """Entries by first appearance until their PLAIN bytes pass ``limit``, and the
+    count of leading values that use only the entries before that one."""
+    entries: dict[bytes, int] = {}
+    size = 0
+    for i, item in enumerate(items):
+        if item not in entries:
+            size += len(item) + 4
+            if size > limit:
+                return list(entries), i
+            entries[item] = i
+    return list(entries), len(items)
+
+
+@pytest.mark.parametrize("limit", [1 << 20, 3000])
+def test_plan_dictionary_numbers_entries_by_first_appearance(limit: int) -> None:
+    rng = np.random.default_rng(15)
+    words = [f"w{k}".encode() * int(rng.integers(1, 4)) for k in range(400)]
+    items = [words[k] for k in rng.integers(0, 400, 20_000)]
+    offsets = np.concatenate(([0], np.cumsum([len(i) for i in items])))
+    values = BinaryArray.of(offsets, np.frombuffer(b"".join(items), dtype=np.uint8))
+    plan = plan_dictionary(values, 200, limit)
+    entries, count = _reference_plan(items, limit)
+    assert plan is not None and plan.count == count
+    assert _as_bytes(plan.values) == entries
+    assert [entries[i] for i in plan.ids.tolist()] == items[:count]
+
+
+def _as_bytes(values: BinaryArray) -> list[bytes]:
+    raw, offsets = np.asarray(values.data).tobytes(), np.asarray(values.offsets).tolist()
+    return [raw[a:b] for a, b in zip(offsets[:-1], offsets[1:], strict=True)]
 
 
 def test_bad_encoding_for_type() -> None:

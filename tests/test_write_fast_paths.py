@@ -15,10 +15,10 @@ from parquet_codec import distinct as distinct_module
 from parquet_codec.arrays import BinaryArray
 from parquet_codec.distinct import _Table, distinct, distinct_bytes, distinct_values, word_matrix
 from parquet_codec.encodings.bitpack import pack, unpack
-from parquet_codec.encodings.byte_arrays import ByteArrays
+from parquet_codec.encodings.byte_arrays import ByteArrays, unaligned_words, words_at
 from parquet_codec.encodings.delta import _common_prefixes
-from parquet_codec.encodings.plain import _encode_byte_arrays
-from parquet_codec.encodings.rle import RleBitPackedHybrid, _long_runs
+from parquet_codec.encodings.plain import _encode_byte_arrays, plain_byte_arrays
+from parquet_codec.encodings.rle import RleBitPackedHybrid, _encode, _long_runs, _single_run
 from parquet_codec.levels import shred
 from parquet_codec.schema import Schema, list_, primitive
 from parquet_codec.statistics import _lex_argminmax
@@ -55,7 +55,7 @@ def _check_partition(found, items: list) -> None:
         members = list(group)
         assert len({ours[i] for i in members}) == 1, value_ids
     assert len(set(ours)) == len(first) == found.size
-    assert sorted(found.first.tolist()) == first
+    assert found.first.tolist() == first and ours == ids  # entries numbered by first appearance
     assert all(items[int(found.first[ours[i]])] == items[i] for i in range(len(items)))
 
 
@@ -118,6 +118,34 @@ def test_distinct_numbers_with_probe() -> None:
     _check_partition(distinct(keys, 100), keys.tolist())
 
 
+def test_distinct_stops_soon_after_the_limit() -> None:
+    """With a limit the count covers a prefix of the values, numbered as a full count numbers them."""
+    rng = np.random.default_rng(11)
+    keys = rng.integers(0, 5000, 40_000).astype(np.uint64)
+    full = distinct(keys, 1000)
+    part = distinct(keys, 1000, entry_bytes=lambda first: 8 * len(first), limit=8 * 1000)
+    assert 1000 < part.size < full.size and len(part.ids) < len(keys)
+    np.testing.assert_array_equal(part.ids, full.ids[: len(part.ids)])
+    np.testing.assert_array_equal(part.first, full.first[: part.size])
+
+
+def test_distinct_of_one_length_strings_survives_collisions(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(12)
+    items = _strings(rng, 400, np.full(400, 16), alphabet=2)  # one length: rows laid out contiguously
+    offsets, data = _arrays(items)
+    monkeypatch.setattr(distinct_module, "_matrix_keys", lambda lengths, _: np.zeros(len(lengths), np.uint64))
+    _check_partition(distinct_bytes(offsets, data, 50), items)
+
+
+def test_words_at_matches_padded_words() -> None:
+    rng = np.random.default_rng(13)
+    for size in (0, 3, 8, 9, 40):
+        data = rng.integers(0, 256, size + 5, dtype=np.uint8)[2 : 2 + size]  # a view into a larger buffer
+        positions = rng.integers(0, size + 12, 200)
+        expected = unaligned_words(data)[np.minimum(positions, size)]
+        np.testing.assert_array_equal(words_at(data, positions), expected)
+
+
 def _reference_pack(values: np.ndarray, width: int) -> bytes:
     bits = 0
     for i, v in enumerate(values.tolist()):
@@ -166,6 +194,17 @@ def test_rle_of_int16_levels_equals_unsigned() -> None:
         RleBitPackedHybrid.encode(np.array([1, 4], dtype=np.int16), 2)
 
 
+@pytest.mark.parametrize("width", [0, 1, 2, 8, 9, 17, 33, 64])
+def test_single_rle_run_equals_the_general_encoder(width: int) -> None:
+    for count in (1, 7, 15, 16, 17, 100, 5000):
+        for value in {0, 1, (1 << width) - 1} if width else {0}:
+            values = np.full(count, value, dtype=np.uint64)
+            fast = _single_run(values, width)
+            assert fast is None or fast == _encode(values, width)
+            assert RleBitPackedHybrid.encode(values, width) == _encode(values, width)
+    assert _single_run(np.array([1] * 20 + [0], dtype=np.uint64), 1) is None
+
+
 def test_plain_byte_arrays_match_struct_reference() -> None:
     rng = np.random.default_rng(9)
     items = _strings(rng, 500, rng.integers(0, 9, 500), alphabet=256)
@@ -185,6 +224,24 @@ def test_lexicographic_bounds_match_python(seed: int) -> None:
     offsets, data = _arrays(items)
     lo, hi = _lex_argminmax(offsets, data)
     assert items[lo] == min(items) and items[hi] == max(items)
+
+
+def test_plain_byte_arrays_of_one_length() -> None:
+    items = [bytes([i % 256]) * 5 for i in range(300)]
+    offsets, data = _arrays(items)
+    expected = b"".join(struct.pack("<I", 5) + i for i in items)
+    assert plain_byte_arrays(ByteArrays(offsets, data)).tobytes() == expected
+    assert _encode_byte_arrays(ByteArrays(offsets[10:21], data)) == expected[90:180]  # 10 values of 9 bytes
+    assert _encode_byte_arrays([b"", b""]) == bytes(8)
+
+
+def test_lexicographic_bounds_of_a_slice_and_short_tails() -> None:
+    rng = np.random.default_rng(14)
+    items = _strings(rng, 600, rng.integers(0, 11, 600), alphabet=3)
+    offsets, data = _arrays(items)
+    for a, b in ((0, 600), (100, 600), (590, 600), (599, 600), (3, 4)):
+        lo, hi = _lex_argminmax(offsets[a : b + 1], data)
+        assert items[a + lo] == min(items[a:b]) and items[a + hi] == max(items[a:b])
 
 
 def _leaf_lists(leaves: dict) -> dict:

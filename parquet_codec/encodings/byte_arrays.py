@@ -14,6 +14,9 @@ import numpy as np
 
 # Scratch index arrays are 8 bytes per gathered byte; bound them per chunk.
 _GATHER_CHUNK_BYTES = 1 << 22
+# ByteArrays.take copies values of one length as rows when it takes at least
+# this many values per distinct one.
+_ROW_TAKE_REPEATS = 4
 
 
 class ByteArrays(NamedTuple):
@@ -84,6 +87,15 @@ class ByteArrays(NamedTuple):
     def take(self, indices: np.ndarray) -> ByteArrays:
         """Values at ``indices`` (no bounds check beyond numpy's), as new ByteArrays."""
         idx = np.asarray(indices, dtype=np.intp)
+        lengths = self.lengths()
+        if len(lengths) and len(idx) >= _ROW_TAKE_REPEATS * len(lengths) and lengths.min() == lengths.max():
+            # Values of one length (a dictionary of codes, say) are rows of a
+            # 2-D array, taken whole: a copy per row, no index per byte.
+            width = int(lengths[0])
+            offsets = np.arange(len(idx) + 1, dtype=np.int64) * width
+            first = int(self.offsets[0])
+            rows = self.data[first : first + width * len(lengths)].reshape(len(lengths), width)
+            return ByteArrays(offsets, rows.take(idx, axis=0).reshape(-1))
         starts = self.offsets[:-1][idx]
         return ByteArrays(*gather_ranges(self.data, starts, self.offsets[1:][idx] - starts))
 
@@ -144,3 +156,19 @@ def unaligned_words(data: np.ndarray) -> np.ndarray:
     (zero past the end), for comparing and hashing byte strings a word at a time."""
     padded = np.concatenate((np.asarray(data, dtype=np.uint8).reshape(-1), np.zeros(8, dtype=np.uint8)))
     return np.ndarray((len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))
+
+
+def words_at(data: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """The 8 bytes at each of ``positions`` (non-negative) of ``data`` as
+    little-endian uint64, zero past the end: ``unaligned_words(data)[positions]``
+    without copying all of ``data`` first."""
+    data = np.ascontiguousarray(data, dtype=np.uint8).reshape(-1)
+    last = len(data) - 8  # the last position with 8 bytes after it
+    if last < 0:
+        return unaligned_words(data)[np.minimum(positions, len(data))]
+    view = np.ndarray((last + 1,), dtype="<u8", buffer=data, strides=(1,))
+    words = view[np.minimum(positions, last)]
+    late = np.flatnonzero(positions > last)
+    if len(late):
+        words[late] = unaligned_words(data[last:])[np.minimum(positions[late] - last, 8)]
+    return words

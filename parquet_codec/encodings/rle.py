@@ -143,8 +143,8 @@ def _parse_runs(mv: memoryview, bit_width: int, count: int, pos: int) -> tuple[_
     end = len(mv)
     value_bytes = (bit_width + 7) // 8
     limit = 1 << bit_width
-    remaining = count
-    first, check_at = pos, SCALAR_RUNS
+    pos, remaining = _uniform_packed_runs(mv, bit_width, count, pos, runs)
+    first, check_at = pos, len(lengths) + SCALAR_RUNS
     while remaining > 0:
         if len(lengths) == check_at and pos < end:
             if pos - first < BULK_BYTES_PER_RUN * check_at:
@@ -190,6 +190,32 @@ def _parse_runs(mv: memoryview, bit_width: int, count: int, pos: int) -> tuple[_
         lengths.append(remaining)
         values.append(0)
     return runs, pos
+
+
+def _uniform_packed_runs(mv: memoryview, bit_width: int, count: int, pos: int, runs: _Runs) -> tuple[int, int]:
+    """Take the leading bit-packed runs that repeat the first one's header
+    (writers cut long literal stretches, such as dictionary indices, into
+    runs of a fixed size), checked with one strided comparison per header
+    byte; return the position after them and the values still to read.
+    The last run, which may be cut short, is left to the caller."""
+    if pos >= len(mv) or not mv[pos] & 1:
+        return pos, count
+    header, body = read_uleb128(mv, pos, _RLE, "run header")
+    covers, size = (header >> 1) * 8, (header >> 1) * bit_width
+    stride = body - pos + size
+    repeats = min((count - 1) // covers if covers else 0, (len(mv) - pos) // stride if stride else 0)
+    if repeats < 2:
+        return pos, count
+    arr = np.frombuffer(mv, dtype=np.uint8)
+    for j in range(body - pos):
+        if not (arr[pos + j : pos + j + repeats * stride : stride] == mv[pos + j]).all():
+            return pos, count
+    runs.lengths.extend([covers] * repeats)
+    runs.values.extend([0] * repeats)
+    runs.packed.extend([1] * repeats)
+    runs.packed_starts.extend(range(body, body + repeats * stride, stride))
+    runs.packed_bytes.extend([size] * repeats)
+    return pos + repeats * stride, count - repeats * covers
 
 
 def _parse_runs_bulk(mv: memoryview, bit_width: int, count: int, start: int, runs: _Runs) -> int:

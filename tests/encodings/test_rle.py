@@ -224,3 +224,28 @@ def test_varints_at_every_position():
     assert int(length[3]) == 0  # more than five bytes
     assert int(length[8]) == 0  # continuation bit on the last byte of the data
     assert int(length[7]) == 0  # 0xFF 0x80: ends inside the data? no: continues past it
+
+
+@pytest.mark.parametrize("width", [3, 17])
+def test_runs_of_one_fixed_size_then_others(width):
+    """Arrow cuts literal stretches into bit-packed runs of 64 groups (a
+    two-byte header); they are read together, and whatever follows as usual."""
+    from parquet_codec.encodings.bitpack import pack
+    from parquet_codec.encodings.varint import encode_uleb128
+
+    rng = np.random.default_rng(width)
+    values = rng.integers(0, 1 << width, 512 * 5 + 700, dtype=np.uint64)
+    values[512 * 5 : 512 * 5 + 300] = 1  # then an RLE run
+    stream = b"".join(encode_uleb128(64 << 1 | 1) + pack(values[512 * k : 512 * (k + 1)], width) for k in range(5))
+    stream += encode_uleb128(300 << 1) + (1).to_bytes((width + 7) // 8, "little")
+    tail = values[512 * 5 + 300 :]
+    stream += encode_uleb128(-(-len(tail) // 8) << 1 | 1) + pack(tail, width)
+    got, used = RleBitPackedHybrid.decode(stream, width, len(values))
+    np.testing.assert_array_equal(got, values)
+    assert used == len(stream)
+    cut = RleBitPackedHybrid.decode(stream, width, 512 * 3 + 5)[0]  # ends inside the fourth run
+    np.testing.assert_array_equal(cut, values[: 512 * 3 + 5])
+    broken = bytearray(stream)
+    broken[2 * (2 + 64 * width)] = 0x83  # the third run's header differs: read one by one
+    with pytest.raises(DecodingError):
+        RleBitPackedHybrid.decode(bytes(broken), width, len(values))
