@@ -20,14 +20,16 @@ Longer values go through ``xxhash.xxh64_intdigest``, one C call each.
 from __future__ import annotations
 
 import math
+import struct
 from collections.abc import Iterable
+from typing import Protocol
 
 import numpy as np
 import xxhash
 
 from parquet_codec.arrays import Array, BinaryArray, PrimitiveArray
 from parquet_codec.encodings.byte_arrays import ByteArrays
-from parquet_codec.errors import CorruptFileError, MetadataError, UnsupportedError
+from parquet_codec.errors import CorruptFileError, MetadataError, ParquetError, UnsupportedError
 from parquet_codec.format.ttypes import (
     BloomFilterAlgorithm,
     BloomFilterCompression,
@@ -56,6 +58,8 @@ MAX_BYTES = 128 * 2**20
 # A BloomFilterHeader is about 15 bytes; read this much when its length is unknown.
 _HEADER_WINDOW = 64
 _HEADER_WINDOW_MAX = 64 * 1024
+# The little-endian length in front of every encrypted module (Encryption, section 5.1).
+_MODULE_PREFIX = 4
 
 # Inserts build a bool scratch of 8 bytes per filter byte up to this filter size.
 _BOOL_SCRATCH_MAX = 16 * 2**20
@@ -435,6 +439,12 @@ def _parse_header(buf: bytes | bytearray | memoryview, base_offset: int) -> tupl
     except MetadataError as exc:
         exc.context["file_offset"] = base_offset
         raise
+    _check_header(header, base_offset)
+    return header, used
+
+
+def _check_header(header: BloomFilterHeader, base_offset: int) -> None:
+    """A header this reader can use: numBytes in range, BLOCK / XXHASH / UNCOMPRESSED."""
     if header.numBytes is None:
         raise MetadataError("bloom filter header lacks numBytes", file_offset=base_offset)
     for field, member in (("algorithm", "BLOCK"), ("hash", "XXHASH"), ("compression", "UNCOMPRESSED")):
@@ -447,7 +457,6 @@ def _parse_header(buf: bytes | bytearray | memoryview, base_offset: int) -> tupl
         _check_num_bytes(header.numBytes)
     except CorruptFileError as exc:
         raise exc.add_context(file_offset=base_offset) from None
-    return header, used
 
 
 def _read_header(source: ByteSource, offset: int) -> tuple[BloomFilterHeader, int]:
@@ -462,23 +471,34 @@ def _read_header(source: ByteSource, offset: int) -> tuple[BloomFilterHeader, in
     raise AssertionError("unreachable")
 
 
+class BloomDecryptor(Protocol):
+    """The bloom filter side of crypto.ColumnChunkDecryptor (BloomFilter.md, "Encryption")."""
+
+    def read_bloom_filter(self, buffer: memoryview | bytes, pos: int = 0
+                          ) -> tuple[BloomFilterHeader, bytes | memoryview, int]: ...
+
+
 def read_bloom_filter(source: ByteSource, offset: int, length: int | None = None, *,
-                      info: LogicalInfo | None = None) -> Sbbf:
+                      info: LogicalInfo | None = None, decryptor: BloomDecryptor | None = None) -> Sbbf:
     """The filter at ``offset`` (``ColumnMetaData.bloom_filter_offset``).
 
     ``length`` (``bloom_filter_length``, header included) is optional: older
     writers omit it, and then the header is read first and the bitset after
-    it. Every size is checked against the file before anything is read."""
+    it. Every size is checked against the file before anything is read.
+    ``decryptor`` (the chunk's crypto.ColumnChunkDecryptor) opens the filter of
+    an encrypted column: a header module then a bitset module, both GCM."""
     size = source.size
     if offset is None or offset < 0 or offset >= size:
         raise CorruptFileError(f"bloom filter offset {offset} lies outside the file of {size} bytes",
                                file_offset=offset)
+    if length is not None and (length <= 0 or length > size - offset):
+        raise CorruptFileError(
+            f"bloom filter of {length} bytes at {offset} runs past the end of the file ({size} bytes)",
+            file_offset=offset,
+        )
+    if decryptor is not None:
+        return _read_encrypted(source, offset, length, info, decryptor)
     if length is not None:
-        if length <= 0 or length > size - offset:
-            raise CorruptFileError(
-                f"bloom filter of {length} bytes at {offset} runs past the end of the file ({size} bytes)",
-                file_offset=offset,
-            )
         return Sbbf.from_bytes(source.read(offset, length), info=info, base_offset=offset)
     header, used = _read_header(source, offset)
     start = offset + used
@@ -490,9 +510,39 @@ def read_bloom_filter(source: ByteSource, offset: int, length: int | None = None
     return Sbbf.from_bitset(source.read(start, header.numBytes), info=info)
 
 
+def _read_encrypted(source: ByteSource, offset: int, length: int | None, info: LogicalInfo | None,
+                    decryptor: BloomDecryptor) -> Sbbf:
+    """An encrypted filter: its two modules decrypted and authenticated, then the header checked."""
+    if length is None:
+        length = _encrypted_length(source, offset)
+    try:
+        header, bitset, _ = decryptor.read_bloom_filter(source.read(offset, length))
+    except ParquetError as exc:
+        raise exc.add_context(file_offset=offset) from None
+    _check_header(header, offset)
+    return Sbbf.from_bitset(bitset, info=info)
+
+
+def _encrypted_length(source: ByteSource, offset: int) -> int:
+    """The stored size of an encrypted filter without ``bloom_filter_length``: both
+    modules' 4-byte length prefixes, each checked against the file and the size limit."""
+    pos, size = offset, source.size
+    for module in ("header", "bitset"):
+        if pos + _MODULE_PREFIX > size:
+            raise CorruptFileError(f"encrypted bloom filter {module} at {pos} is cut off by the end of the file",
+                                   file_offset=pos)
+        (stored,) = struct.unpack("<I", source.read(pos, _MODULE_PREFIX))
+        if stored > size - pos - _MODULE_PREFIX or stored > MAX_BYTES + _HEADER_WINDOW_MAX:
+            raise CorruptFileError(f"encrypted bloom filter {module} of {stored} bytes at {pos} runs past the end "
+                                   f"of the file ({size} bytes) or the bloom filter size limit", file_offset=pos)
+        pos += _MODULE_PREFIX + stored
+    return pos - offset
+
+
 __all__ = [
     "ARROW",
     "ARROW_DEFAULT_NDV",
+    "BloomDecryptor",
     "BloomFilterBuilder",
     "MAX_BYTES",
     "MIN_BYTES",

@@ -122,20 +122,20 @@ def read_column_chunk(
 
 def read_column_pages(
     source: ByteSource, chunk: ColumnChunk, leaf: SchemaNode, page_locations: Sequence[PageLocation],
-    pages: Sequence[int] | np.ndarray, *, verify_checksums: bool = True,
+    pages: Sequence[int] | np.ndarray, *, verify_checksums: bool = True, decryptor: object | None = None,
 ) -> LeafData:
     """Decode only the data pages ``pages`` (indices into an OffsetIndex's
     ``page_locations``, ascending) and the dictionary page (PageIndex.md: the
     OffsetIndex lists data pages only; whatever precedes the first one in the
     chunk is the dictionary page). Adjacent pages are fetched as one byte range.
     The result holds the levels and values of those pages' rows, in order.
-    Plaintext chunks only: encrypted pages need their ordinal in the chunk."""
-    meta = chunk.meta_data
+    ``decryptor``: see :func:`read_column_chunk` (a page's AAD ordinal is its index)."""
+    meta = chunk.meta_data if decryptor is None else decryptor.metadata
     if meta is None:
         raise CorruptFileError("column chunk has no metadata")
     _check_meta(meta, leaf)
     buffer = _value_buffer(leaf, meta.num_values, min(max(meta.total_compressed_size or 0, 0), source.size))
-    reader = _ChunkReader(leaf, meta.codec, verify_checksums, buffer=buffer)
+    reader = _ChunkReader(leaf, meta.codec, verify_checksums, decryptor, buffer=buffer)
     idx = np.asarray(pages, dtype=np.int64)
     if not len(idx) or meta.num_values == 0:
         return empty_leaf(leaf)
@@ -143,7 +143,7 @@ def read_column_pages(
     first = page_locations[0].offset
     dictionary = 1 if first > start else 0
     if dictionary:
-        for page in iter_page_run(source.read(start, first - start), start):
+        for page in iter_page_run(source.read(start, first - start), start, 0, decryptor):
             reader.add(page)
     offsets = np.array([loc.offset for loc in page_locations], dtype=np.int64)
     sizes = np.array([loc.compressed_page_size for loc in page_locations], dtype=np.int64)
@@ -152,7 +152,7 @@ def read_column_pages(
     for run in np.split(idx, breaks):
         a, b = int(run[0]), int(run[-1])
         begin, end = int(offsets[a]), int(offsets[b] + sizes[b])
-        for page in iter_page_run(source.read(begin, end - begin), begin, a + dictionary):
+        for page in iter_page_run(source.read(begin, end - begin), begin, a + dictionary, decryptor):
             reader.add(page)
     return reader.finish(reader.num_values)
 
@@ -170,7 +170,7 @@ def _check_meta(meta: ColumnMetaData, leaf: SchemaNode) -> None:
 # hold this many levels or values bytes: then the level streams of all of
 # them are decoded in one pass (encodings.rle_batch), saving the fixed
 # per-page cost. Larger batches measured slower again (arrays leave the cache).
-_BATCH_LEVELS = 1 << 17
+_BATCH_LEVELS = 1 << 19
 _BATCH_BYTES = 4 * 2**20
 
 # A preallocated value buffer is only sized from a chunk's declared value count

@@ -27,7 +27,7 @@ import numpy as np
 from parquet_codec.errors import CorruptFileError, MetadataError, ParquetError
 from parquet_codec.format.ttypes import BoundaryOrder, ColumnChunk, ColumnIndex, Type
 from parquet_codec.io import ByteSource
-from parquet_codec.offset_index import PageEntry, read_index_struct
+from parquet_codec.offset_index import IndexDecryptor, PageEntry, read_index_struct
 from parquet_codec.types import LogicalInfo, from_pylist, to_pylist
 
 _BYTE_KINDS = ("string", "binary", "enum", "json", "bson", "uuid", "fixed_binary")
@@ -287,12 +287,15 @@ def _joined(histograms: list[list[int] | None]) -> list[int] | None:
 # ---------------------------------------------------------------- reading
 
 
-def read_column_index(source: ByteSource, chunk: ColumnChunk, *, num_pages: int | None = None) -> ColumnIndex | None:
+def read_column_index(source: ByteSource, chunk: ColumnChunk, *, num_pages: int | None = None,
+                      decryptor: IndexDecryptor | None = None) -> ColumnIndex | None:
     """The chunk's ColumnIndex (``column_index_offset`` / ``_length``), or None
     when it has none. ``num_pages``, when known (from the OffsetIndex), is
-    checked against the index's page count."""
+    checked against the index's page count. ``decryptor`` (the chunk's
+    crypto.ColumnChunkDecryptor) opens the index of an encrypted column."""
+    decrypt = None if decryptor is None else decryptor.decrypt_column_index
     index = read_index_struct(source, ColumnIndex, chunk.column_index_offset, chunk.column_index_length,
-                              "ColumnIndex")
+                              "ColumnIndex", decrypt)
     if index is not None:
         validate_column_index(index, num_pages, file_offset=chunk.column_index_offset)
     return index

@@ -14,12 +14,13 @@ page pruning produces and decoding consumes.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
-from parquet_codec.errors import CorruptFileError, MetadataError
+from parquet_codec.errors import CorruptFileError, MetadataError, ParquetError
 from parquet_codec.format.ttypes import ColumnChunk, OffsetIndex, PageLocation
 from parquet_codec.io import ByteSource
 from parquet_codec.thrift_io import deserialize
@@ -54,9 +55,20 @@ class PageEntry:
 # ---------------------------------------------------------------- reading
 
 
-def read_index_struct(source: ByteSource, cls: type, offset: int | None, length: int | None, what: str) -> object | None:
+class IndexDecryptor(Protocol):
+    """The page index side of crypto.ColumnChunkDecryptor: the ColumnIndex and
+    OffsetIndex of an encrypted column are GCM modules 6 and 7 (Encryption, section 4.4.2)."""
+
+    def decrypt_column_index(self, stored: memoryview | bytes) -> bytes: ...
+
+    def decrypt_offset_index(self, stored: memoryview | bytes) -> bytes: ...
+
+
+def read_index_struct(source: ByteSource, cls: type, offset: int | None, length: int | None, what: str,
+                      decrypt: Callable[[memoryview], bytes] | None = None) -> object | None:
     """Fetch and parse a page index struct at ``offset``; None when ``offset`` is unset.
-    The range is checked against the file before anything is read."""
+    The range is checked against the file before anything is read; ``decrypt``
+    turns the stored module of an encrypted column into the serialized struct."""
     if offset is None:
         return None
     size = source.size
@@ -66,19 +78,32 @@ def read_index_struct(source: ByteSource, cls: type, offset: int | None, length:
         raise CorruptFileError(
             f"{what} of {length} bytes at offset {offset} lies outside the file of {size} bytes", file_offset=offset
         )
+    data = source.read(offset, length)
+    if decrypt is not None:
+        try:
+            data = decrypt(data)
+        except ParquetError as exc:
+            raise exc.add_context(file_offset=offset) from None
     try:
-        return deserialize(cls, source.read(offset, length))[0]
+        return deserialize(cls, data)[0]
     except MetadataError as exc:
+        if decrypt is not None:  # positions in the plaintext are not file offsets
+            exc.message = f"decrypted {what} does not parse: {exc.message}"
+            exc.context["file_offset"] = offset
+            raise
         exc.context["file_offset"] = offset + int(exc.context.get("file_offset", 0))  # type: ignore[call-overload]
         raise
 
 
-def read_offset_index(source: ByteSource, chunk: ColumnChunk, *, num_rows: int | None = None) -> OffsetIndex | None:
+def read_offset_index(source: ByteSource, chunk: ColumnChunk, *, num_rows: int | None = None,
+                      decryptor: IndexDecryptor | None = None) -> OffsetIndex | None:
     """The chunk's OffsetIndex (``offset_index_offset`` / ``_length``), or None
     when it has none; page locations are checked against the file and, given
-    ``num_rows`` (the row group's), against the rows."""
+    ``num_rows`` (the row group's), against the rows. ``decryptor`` (the
+    chunk's crypto.ColumnChunkDecryptor) opens the index of an encrypted column."""
+    decrypt = None if decryptor is None else decryptor.decrypt_offset_index
     index = read_index_struct(source, OffsetIndex, chunk.offset_index_offset, chunk.offset_index_length,
-                              "OffsetIndex")
+                              "OffsetIndex", decrypt)
     if index is not None:
         validate_offset_index(index, source.size, num_rows, file_offset=chunk.offset_index_offset)
     return index
@@ -260,6 +285,6 @@ def _covered(lists: list[tuple[np.ndarray, np.ndarray]], depth: int) -> RowRange
 
 
 __all__ = [
-    "MAX_INDEX_BYTES", "PageEntry", "RowRanges", "build_offset_index", "page_byte_ranges", "page_row_spans",
-    "pages_for_rows", "read_index_struct", "read_offset_index", "rows_of_pages", "validate_offset_index",
+    "MAX_INDEX_BYTES", "IndexDecryptor", "PageEntry", "RowRanges", "build_offset_index", "page_byte_ranges",
+    "page_row_spans", "pages_for_rows", "read_index_struct", "read_offset_index", "rows_of_pages", "validate_offset_index",
 ]

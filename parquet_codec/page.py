@@ -90,13 +90,15 @@ def iter_pages(chunk: memoryview, chunk_offset: int, num_values: int, decryptor:
         ordinal += 1
 
 
-def iter_page_run(run: memoryview, run_offset: int, first_ordinal: int = 0) -> Iterator[RawPage]:
+def iter_page_run(run: memoryview, run_offset: int, first_ordinal: int = 0, decryptor: object | None = None
+                  ) -> Iterator[RawPage]:
     """Every page of ``run``: whole pages fetched by byte range (as an
     OffsetIndex locates them, PageIndex.md), starting at file offset
-    ``run_offset``; ``first_ordinal`` numbers the first for error messages."""
+    ``run_offset``; ``first_ordinal`` is the first page's position in the chunk
+    (dictionary page included), which also fixes the AAD of encrypted headers."""
     pos, ordinal = 0, first_ordinal
     while pos < len(run):
-        page, pos = _page_at(run, pos, run_offset, ordinal, None)
+        page, pos = _page_at(run, pos, run_offset, ordinal, decryptor)
         yield page
         ordinal += 1
 

@@ -39,6 +39,7 @@ from parquet_codec.errors import MetadataError
 from parquet_codec.format.ttypes import ColumnChunk, ColumnIndex, OffsetIndex
 from parquet_codec.io import ByteSource
 from parquet_codec.offset_index import (
+    IndexDecryptor,
     PageEntry,
     RowRanges,
     build_offset_index,
@@ -52,11 +53,13 @@ from parquet_codec.offset_index import (
 from parquet_codec.types import LogicalInfo
 
 
-def read_page_index(source: ByteSource, chunk: ColumnChunk, num_rows: int) -> tuple[ColumnIndex | None, OffsetIndex | None]:
-    """Both indexes of one chunk (either may be None), checked to describe the same pages."""
-    offsets = read_offset_index(source, chunk, num_rows=num_rows)
+def read_page_index(source: ByteSource, chunk: ColumnChunk, num_rows: int, *,
+                    decryptor: IndexDecryptor | None = None) -> tuple[ColumnIndex | None, OffsetIndex | None]:
+    """Both indexes of one chunk (either may be None), checked to describe the same pages;
+    ``decryptor`` opens those of an encrypted column (Encryption, section 4.4.2)."""
+    offsets = read_offset_index(source, chunk, num_rows=num_rows, decryptor=decryptor)
     num_pages = None if offsets is None else len(offsets.page_locations)
-    return read_column_index(source, chunk, num_pages=num_pages), offsets
+    return read_column_index(source, chunk, num_pages=num_pages, decryptor=decryptor), offsets
 
 
 def matching_rows(column_index: ColumnIndex | None, offset_index: OffsetIndex, info: LogicalInfo, op: str,
@@ -81,7 +84,7 @@ def pages_to_fetch(offset_index: OffsetIndex, rows: RowRanges, num_rows: int) ->
 
 __all__ = [
     "EQ", "NE", "LT", "LE", "GT", "GE", "IN", "NOT_IN", "IS_NULL", "IS_NOT_NULL", "OPS",
-    "PageBounds", "PageEntry", "RowRanges", "bound_keys", "boundary_order", "build_column_index",
+    "IndexDecryptor", "PageBounds", "PageEntry", "RowRanges", "bound_keys", "boundary_order", "build_column_index",
     "build_offset_index", "has_order", "matching_rows", "page_byte_ranges", "page_row_spans", "pages_for_rows",
     "pages_to_fetch", "read_column_index", "read_offset_index", "read_page_index", "rows_of_pages",
     "validate_column_index", "validate_offset_index", "value_key",

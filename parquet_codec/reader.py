@@ -20,8 +20,8 @@ from parquet_codec.bloom import Sbbf, read_bloom_filter
 from parquet_codec.column import LEGACY_DICTIONARY_PADDING, empty_leaf, read_column_chunk
 from parquet_codec.column_index import read_column_index
 from parquet_codec.encodings.plain import plain_dtype
-from parquet_codec.errors import DecryptionError, ParquetError, SchemaError, UnsupportedError
-from parquet_codec.format.ttypes import ColumnIndex, OffsetIndex
+from parquet_codec.errors import DecryptionError, ParquetError, SchemaError
+from parquet_codec.format.ttypes import ColumnIndex, ColumnMetaData, OffsetIndex
 from parquet_codec.io import ByteSource, Source, open_source
 from parquet_codec.levels import assemble
 from parquet_codec.limits import memory_budget, reserve_items
@@ -52,6 +52,7 @@ class ParquetFile:
         self._source: ByteSource = open_source(source)
         self.verify_checksums = verify_checksums
         self.memory_limit = memory_limit
+        self._decryptors: dict[tuple[int, int], Any] = {}  # (row group, leaf) -> ColumnChunkDecryptor | None
         try:
             if decryption is not None:
                 from parquet_codec.crypto import resolve_decryption
@@ -213,57 +214,73 @@ class ParquetFile:
         return arrays
 
     def _decryptor(self, index: int, group: Any, leaf: Any, chunk: Any) -> object | None:
-        """The crypto.ColumnChunkDecryptor of an encrypted chunk, None for a plaintext one."""
+        """The crypto.ColumnChunkDecryptor of an encrypted chunk, None for a plaintext one
+        (made once per chunk: it decrypts the chunk's ColumnMetaData)."""
         file_decryptor = self.metadata.decryptor
         if file_decryptor is None:
             if chunk.crypto_metadata is not None:
                 raise DecryptionError("column is encrypted: decryption properties are required")
             return None
-        return file_decryptor.column(index, group.ordinal, leaf.column_index, chunk, leaf.dotted_path)
+        key = (index, leaf.column_index)
+        if key not in self._decryptors:
+            self._decryptors[key] = file_decryptor.column(index, group.ordinal, leaf.column_index, chunk,
+                                                          leaf.dotted_path)
+        return self._decryptors[key]
+
+    def _chunk_decryptor(self, row_group: int, leaf: Any) -> tuple[Any, Any]:
+        """The ColumnChunk of ``leaf`` in ``row_group`` and its decryptor (None when plaintext)."""
+        group = self.metadata.row_group(row_group)
+        chunk = group.columns[leaf.column_index]
+        with self._index_context(row_group, leaf):
+            return chunk, self._decryptor(row_group, group, leaf, chunk)
+
+    def _column_meta(self, row_group: int, leaf: Any) -> ColumnMetaData | None:
+        """The ColumnMetaData of a chunk: decrypted for an encrypted column (Encryption,
+        section 5.3), since the footer may hold none or one without statistics."""
+        chunk, decryptor = self._chunk_decryptor(row_group, leaf)
+        return chunk.meta_data if decryptor is None else decryptor.metadata
 
     # Bloom filters and page index (read on demand, never on open) ---------
+    # Those of an encrypted column are GCM modules under its key (Encryption, section 4.4.2).
     def bloom_filter(self, row_group: int, column: str | int) -> Sbbf | None:
         """The bloom filter of one column chunk (``column``: dotted path or leaf
         index), or None when the chunk has none. Its ``might_contain`` takes
         Python values of the column's type."""
-        leaf, chunk = self._leaf_chunk(row_group, column)
-        meta = chunk.meta_data
+        leaf = self._leaf(column)
+        chunk, decryptor = self._chunk_decryptor(row_group, leaf)
+        meta = chunk.meta_data if decryptor is None else decryptor.metadata
         if meta is None or meta.bloom_filter_offset is None:
             return None
         with self._index_context(row_group, leaf):
             return read_bloom_filter(self._source, meta.bloom_filter_offset, meta.bloom_filter_length,
-                                     info=logical_info(leaf.element))
+                                     info=logical_info(leaf.element), decryptor=decryptor)
 
     def column_index(self, row_group: int, column: str | int) -> ColumnIndex | None:
         """The ColumnIndex (per-page bounds) of one column chunk, or None."""
-        leaf, chunk = self._leaf_chunk(row_group, column)
+        leaf = self._leaf(column)
+        chunk, decryptor = self._chunk_decryptor(row_group, leaf)
         with self._index_context(row_group, leaf):
-            return read_column_index(self._source, chunk)
+            return read_column_index(self._source, chunk, decryptor=decryptor)
 
     def offset_index(self, row_group: int, column: str | int) -> OffsetIndex | None:
         """The OffsetIndex (page locations and first rows) of one column chunk, or None."""
-        leaf, chunk = self._leaf_chunk(row_group, column)
+        leaf = self._leaf(column)
+        chunk, decryptor = self._chunk_decryptor(row_group, leaf)
         with self._index_context(row_group, leaf):
-            return read_offset_index(self._source, chunk, num_rows=self.metadata.row_group(row_group).num_rows)
+            return read_offset_index(self._source, chunk, num_rows=self.metadata.row_group(row_group).num_rows,
+                                     decryptor=decryptor)
 
-    def _leaf_chunk(self, row_group: int, column: str | int) -> tuple[Any, Any]:
-        """The leaf node and ColumnChunk of a column given by dotted path or leaf index."""
+    def _leaf(self, column: str | int) -> Any:
+        """The leaf node of a column given by dotted path or leaf index."""
         leaves = self.schema.leaves
         if isinstance(column, int):
             if not 0 <= column < len(leaves):
                 raise IndexError(f"column {column} out of range 0..{len(leaves) - 1}")
-            leaf = leaves[column]
-        else:
-            matched = [node for node in leaves if node.dotted_path == column]
-            if not matched:
-                raise SchemaError(f"no leaf column {column!r}; leaves are {[n.dotted_path for n in leaves]}")
-            leaf = matched[0]
-        chunk = self.metadata.row_group(row_group).columns[leaf.column_index]
-        if chunk.crypto_metadata is not None:
-            # Bloom filters and page indexes of encrypted columns are encrypted modules too.
-            raise UnsupportedError("bloom filters and page indexes of encrypted columns are not supported yet",
-                                   file=self._source.name, row_group=row_group, column=leaf.dotted_path)
-        return leaf, chunk
+            return leaves[column]
+        matched = [node for node in leaves if node.dotted_path == column]
+        if not matched:
+            raise SchemaError(f"no leaf column {column!r}; leaves are {[n.dotted_path for n in leaves]}")
+        return matched[0]
 
     @contextmanager
     def _index_context(self, row_group: int, leaf: Any) -> Iterator[None]:

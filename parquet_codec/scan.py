@@ -166,7 +166,7 @@ class Scanner:
         orders = self.pf.metadata.column_orders
 
         def stats(p: Predicate) -> bool:
-            meta = group.columns[self.refs[p.column].leaf.column_index].meta_data
+            meta = self.pf._column_meta(index, self.refs[p.column].leaf)  # decrypted for encrypted columns
             return meta is None or statistics_might_match(p, self.refs[p.column], meta, orders)
 
         if n == 0 or not self.filter.might_match(stats):
@@ -190,16 +190,13 @@ class Scanner:
     def _bloom(self, index: int, column: str) -> Any:
         try:
             return self.pf.bloom_filter(index, column)
-        except UnsupportedError:  # encrypted column: its filter is an encrypted module
+        except UnsupportedError:  # a filter algorithm, hash or compression from a newer format
             return None
 
     def _offset_index(self, index: int, leaf: SchemaNode) -> OffsetIndex | None:
         key = (index, leaf.column_index)
         if key not in self._offsets:
-            try:
-                self._offsets[key] = self.pf.offset_index(index, leaf.column_index)
-            except UnsupportedError:  # encrypted column: its index is an encrypted module
-                self._offsets[key] = None
+            self._offsets[key] = self.pf.offset_index(index, leaf.column_index)
         return self._offsets[key]
 
     def _page_rows(self, index: int, p: Predicate, n: int) -> RowRanges:
@@ -210,21 +207,21 @@ class Scanner:
         return page_index_rows(p, ref, self.pf.column_index(index, ref.leaf.column_index), offsets, n)
 
     def _chunk_size(self, index: int, leaf: SchemaNode) -> int:
-        meta = self.pf.metadata.row_group(index).columns[leaf.column_index].meta_data
+        meta = self.pf._column_meta(index, leaf)
         return 0 if meta is None else int(meta.total_compressed_size or 0)
 
     def _column_plan(self, index: int, leaf: SchemaNode, rows: RowRanges, n: int) -> ColumnPlan:
         total = self._chunk_size(index, leaf)
         returned = leaf.path in self.returned
-        chunk = self.pf.metadata.row_group(index).columns[leaf.column_index]
-        offsets = self._offset_index(index, leaf) if chunk.meta_data is not None else None
+        meta = self.pf._column_meta(index, leaf)
+        offsets = self._offset_index(index, leaf) if meta is not None else None
         if offsets is None or not offsets.page_locations:
             return ColumnPlan(leaf.dotted_path, returned, None, None, total, total)
         num_pages = len(offsets.page_locations)
         if rows.num_rows == n:  # nothing pruned: one read of the whole chunk
             return ColumnPlan(leaf.dotted_path, returned, num_pages, num_pages, total, total, None, offsets)
         pages = pages_for_rows(offsets, rows, n)
-        start, _ = chunk_range(chunk.meta_data, self.pf._source.size)
+        start, _ = chunk_range(meta, self.pf._source.size)
         dictionary = max(offsets.page_locations[0].offset - start, 0)
         sizes = sum(offsets.page_locations[int(i)].compressed_page_size for i in pages)
         return ColumnPlan(leaf.dotted_path, returned, num_pages, len(pages), dictionary + sizes, total, pages, offsets)
@@ -269,15 +266,16 @@ class Scanner:
         group = pf.metadata.row_group(index)
         chunk = group.columns[leaf.column_index]
         try:
+            decryptor = pf._decryptor(index, group, leaf, chunk)
             if column.selection is not None:
                 data = read_column_pages(pf._source, chunk, leaf, column.offset_index.page_locations,
-                                         column.selection, verify_checksums=pf.verify_checksums)
+                                         column.selection, verify_checksums=pf.verify_checksums, decryptor=decryptor)
                 covered = _row_ids(rows_of_pages(column.offset_index, column.selection, plan.num_rows))
                 if num_rows(data) == len(covered):
                     return data, covered
                 # Pages that do not start at row boundaries break the index's promise: read it all.
             data = read_column_chunk(pf._source, chunk, leaf, verify_checksums=pf.verify_checksums,
-                                     padding=pf._chunk_padding, decryptor=pf._decryptor(index, group, leaf, chunk))
+                                     padding=pf._chunk_padding, decryptor=decryptor)
         except ParquetError as exc:
             exc.add_context(file=pf._source.name, row_group=index, column=leaf.dotted_path)
             raise

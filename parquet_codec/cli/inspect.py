@@ -406,14 +406,13 @@ def run_index(args: argparse.Namespace) -> int:
 
 
 def index_records(pf: ParquetFile, row_group: int, leaf: SchemaNode) -> tuple[list[dict[str, Any]], str]:
-    """The page index of one chunk as records, and a one-line description."""
-    try:
-        column_index = pf.column_index(row_group, leaf.dotted_path)
-        offset_index = pf.offset_index(row_group, leaf.dotted_path)
-    except ParquetError as exc:
-        if exc.__class__.__name__ == "UnsupportedError":
-            return [], exc.message
-        raise
+    """The page index of one chunk as records, and a one-line description; that of an
+    encrypted column is decrypted with the command line's keys."""
+    chunk = pf.metadata.row_group(row_group).columns[leaf.column_index]
+    if chunk.crypto_metadata is not None and pf.metadata.decryptor is None:
+        return [], "encrypted column: give its key (--footer-key, --column-key or a KMS) to read its page index"
+    column_index = pf.column_index(row_group, leaf.dotted_path)
+    offset_index = pf.offset_index(row_group, leaf.dotted_path)
     if column_index is None and offset_index is None:
         return [], "no page index"
     info = logical_info(leaf.element)

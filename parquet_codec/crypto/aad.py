@@ -40,7 +40,7 @@ class ModuleType(IntEnum):
     @property
     def label(self) -> str:
         """A readable name for error messages ("data page header")."""
-        return self.name.lower().replace("_", " ").replace("meta data", "metadata")
+        return _LABELS[self]
 
     @property
     def has_page_ordinal(self) -> bool:
@@ -50,6 +50,11 @@ class ModuleType(IntEnum):
     def is_page(self) -> bool:
         """Pages proper: the modules AES_GCM_CTR_V1 encrypts with CTR (section 4.2.2)."""
         return self in (ModuleType.DATA_PAGE, ModuleType.DICTIONARY_PAGE)
+
+
+_LABELS = {t: t.name.lower().replace("_", " ").replace("meta data", "metadata") for t in ModuleType}
+#: The modules AES_GCM_CTR_V1 encrypts with CTR.
+PAGE_TYPES = frozenset(t for t in ModuleType if t.is_page)
 
 
 def file_aad(aad_prefix: bytes | None, aad_file_unique: bytes | None) -> bytes:
@@ -88,4 +93,26 @@ def footer_aad(file_aad_bytes: bytes) -> bytes:
     return module_aad(file_aad_bytes, ModuleType.FOOTER)
 
 
-__all__ = ["MAX_ORDINAL", "ModuleType", "file_aad", "footer_aad", "module_aad"]
+class ChunkAads:
+    """The module AADs of one column chunk, as :func:`module_aad` builds them, with
+    everything but the page ordinal built once: a chunk asks for one or two per page."""
+
+    __slots__ = ("_prefixes",)
+
+    def __init__(self, file_aad_bytes: bytes, row_group: int, column: int) -> None:
+        ordinals = _ordinal(row_group, "row group") + _ordinal(column, "column")
+        self._prefixes = {t: file_aad_bytes + bytes((t,)) + ordinals for t in ModuleType if t != ModuleType.FOOTER}
+
+    def __call__(self, module_type: ModuleType, page: int | None = None) -> bytes:
+        prefix = self._prefixes[module_type]
+        if module_type not in _PAGE_ORDINAL_TYPES:
+            return prefix
+        if page is None:
+            raise EncryptionError(f"{ModuleType(module_type).label} AAD needs a page ordinal")
+        return prefix + _ordinal(page, "page")
+
+
+_PAGE_ORDINAL_TYPES = frozenset(t for t in ModuleType if t.has_page_ordinal)
+
+
+__all__ = ["MAX_ORDINAL", "PAGE_TYPES", "ChunkAads", "ModuleType", "file_aad", "footer_aad", "module_aad"]

@@ -13,7 +13,7 @@ import dataclasses
 import struct
 from typing import TYPE_CHECKING
 
-from parquet_codec.crypto.aad import MAX_ORDINAL, ModuleType, file_aad, module_aad
+from parquet_codec.crypto.aad import MAX_ORDINAL, ChunkAads, ModuleType, file_aad, module_aad
 from parquet_codec.crypto.ciphers import (
     AES_GCM_CTR_V1,
     AES_GCM_V1,
@@ -31,6 +31,7 @@ from parquet_codec.format.ttypes import (
     PageHeader,
     PageType,
 )
+from parquet_codec.page import read_page_header
 from parquet_codec.thrift_io import deserialize
 
 if TYPE_CHECKING:
@@ -139,6 +140,7 @@ class ColumnChunkDecryptor:
         self.row_group = row_group
         self.column = column
         self.metadata = metadata
+        self._aad = ChunkAads(file_aad_bytes, row_group, column)
 
     @property
     def has_dictionary_page(self) -> bool:
@@ -147,14 +149,12 @@ class ColumnChunkDecryptor:
         offset = self.metadata.dictionary_page_offset if self.metadata is not None else None
         return offset is not None and offset > 0
 
-    def _aad(self, module_type: ModuleType, page: int | None = None) -> bytes:
-        return module_aad(self.file_aad, module_type, self.row_group, self.column, page)
-
-    def decrypt(self, module_type: ModuleType, module: memoryview | bytes, aad_page: int | None = None,
-                **context: object) -> bytes:
-        """Decrypt one stored module of this chunk (length prefix included); ``aad_page``
-        is the data page ordinal of page modules, ``context`` says where for errors."""
-        return self.cipher.decrypt(module, self._aad(module_type, aad_page), module_type, **context)
+    def decrypt(self, module_type: ModuleType, module: memoryview | bytes, aad_page: int | None = None, *,
+                lead: bytes | memoryview = b"", **context: object) -> bytes | memoryview:
+        """Decrypt one stored module of this chunk (length prefix included), after ``lead``
+        (see ModuleCipher.decrypt); ``aad_page`` is the data page ordinal of page modules,
+        ``context`` says where for errors."""
+        return self.cipher.decrypt(module, self._aad(module_type, aad_page), module_type, lead=lead, **context)
 
     def decrypt_column_metadata(self, stored: bytes) -> ColumnMetaData:
         data = self.decrypt(ModuleType.COLUMN_META_DATA, _with_length_prefix(bytes(stored)))
@@ -194,7 +194,7 @@ class ColumnChunkDecryptor:
             body = self.decrypt(ModuleType.DATA_PAGE, page.body, self._data_ordinal(page.ordinal), page=page.ordinal)
         return dataclasses.replace(page, body=memoryview(body))
 
-    def _decrypt_v2(self, page: RawPage) -> bytes:
+    def _decrypt_v2(self, page: RawPage) -> bytes | memoryview:
         """Both DATA_PAGE_V2 layouts: parquet-java (levels plaintext, values encrypted) and
         Arrow C++ (whole body encrypted), told apart by where a consistent length prefix sits."""
         header = page.header.data_page_header_v2
@@ -212,23 +212,24 @@ class ColumnChunkDecryptor:
         error: DecryptionError | None = None
         for layout in layouts:
             start = levels if layout == V2_LAYOUT_PARQUET_JAVA else 0
-            try:
-                plain = self.decrypt(ModuleType.DATA_PAGE, body[start:], ordinal, page=page.ordinal)
+            try:  # the plaintext levels of parquet-java's layout go straight in front of the values
+                return self.decrypt(ModuleType.DATA_PAGE, body[start:], ordinal, lead=body[:start], page=page.ordinal)
             except DecryptionError as exc:
                 exc.message += f" [DATA_PAGE_V2 read as the {layout} layout]"
                 error = error or exc
-                continue
-            return bytes(body[:start]) + plain
         raise error
 
-    # Indexes and bloom filters ------------------------------------------------
-    def decrypt_column_index(self, stored: memoryview | bytes) -> bytes:
+    # Indexes and bloom filters (GCM under both algorithms) --------------------
+    def decrypt_column_index(self, stored: memoryview | bytes) -> bytes | memoryview:
+        """The serialized ColumnIndex of the chunk (module type 6, section 4.4.2)."""
         return self.decrypt(ModuleType.COLUMN_INDEX, stored)
 
-    def decrypt_offset_index(self, stored: memoryview | bytes) -> bytes:
+    def decrypt_offset_index(self, stored: memoryview | bytes) -> bytes | memoryview:
+        """The serialized OffsetIndex of the chunk (module type 7, section 4.4.2)."""
         return self.decrypt(ModuleType.OFFSET_INDEX, stored)
 
-    def read_bloom_filter(self, buffer: memoryview | bytes, pos: int = 0) -> tuple[BloomFilterHeader, bytes, int]:
+    def read_bloom_filter(self, buffer: memoryview | bytes, pos: int = 0
+                          ) -> tuple[BloomFilterHeader, bytes | memoryview, int]:
         """The bloom filter at ``pos``: header module then bitset module; returns both and the end."""
         view = memoryview(buffer)
         size = module_length(view, pos, what=ModuleType.BLOOM_FILTER_HEADER.label)
@@ -257,9 +258,11 @@ def _with_length_prefix(stored: bytes) -> bytes:
     return struct.pack("<I", len(stored)) + stored
 
 
-def _parse(cls: type, data: bytes, what: str):
+def _parse(cls: type, data: bytes | memoryview, what: str):
     try:
-        obj, _ = deserialize(cls, data)
+        # Page headers through the page reader's reused decoder, as plaintext ones are:
+        # building a Thrift transport per header costs more than the AES of a small module.
+        obj, _ = read_page_header(memoryview(data), 0) if cls is PageHeader else deserialize(cls, data)
     except MetadataError as exc:
         raise MetadataError(f"decrypted {what} does not parse: {exc.message}") from None
     return obj

@@ -14,7 +14,7 @@ import copy
 import os
 import zlib
 
-from parquet_codec.crypto.aad import ModuleType, file_aad, module_aad
+from parquet_codec.crypto.aad import ChunkAads, ModuleType, file_aad, module_aad
 from parquet_codec.crypto.ciphers import AES_GCM_V1, ModuleCipher
 from parquet_codec.crypto.properties import V2_LAYOUT_ARROW, FileEncryptionProperties
 from parquet_codec.errors import EncryptionError
@@ -43,6 +43,7 @@ class FileEncryptor:
         self.aad_file_unique = os.urandom(AAD_FILE_UNIQUE_LENGTH) if aad_file_unique is None else aad_file_unique
         self.file_aad = file_aad(properties.aad_prefix, self.aad_file_unique)
         self.footer_cipher = ModuleCipher(properties.footer_key, properties.algorithm)
+        self._ciphers: dict[bytes, ModuleCipher] = {properties.footer_key: self.footer_cipher}
 
     @property
     def magic(self) -> bytes:
@@ -71,9 +72,15 @@ class FileEncryptor:
         key = self.properties.column_key(dotted_path)
         if key is None:
             return None
-        footer_key = self.properties.encrypted_with_footer_key(dotted_path)
-        cipher = self.footer_cipher if footer_key else ModuleCipher(key.key, self.properties.algorithm)
+        cipher = self.footer_cipher if self.properties.encrypted_with_footer_key(dotted_path) else self._cipher(key.key)
         return ColumnChunkEncryptor(cipher, self.file_aad, row_group, column, self.properties.data_page_v2_layout)
+
+    def _cipher(self, key: bytes) -> ModuleCipher:
+        """One cipher per key for the whole file, not one per column chunk."""
+        cipher = self._ciphers.get(key)
+        if cipher is None:
+            cipher = self._ciphers[key] = ModuleCipher(key, self.properties.algorithm)
+        return cipher
 
     def seal_column_chunk(self, chunk: ColumnChunk, row_group: int, column: int, dotted_path: str) -> ColumnChunk:
         """Set crypto_metadata, and encrypt the ColumnMetaData where section 5.3 asks.
@@ -94,7 +101,9 @@ class FileEncryptor:
         if footer_key and not self.properties.plaintext_footer:
             return chunk
         encryptor = self.column(row_group, column, dotted_path)
-        chunk.encrypted_column_metadata = encryptor.encrypt(ModuleType.COLUMN_META_DATA, serialize(chunk.meta_data))
+        # Thrift binary fields take bytes only (a large module comes back as a memoryview).
+        chunk.encrypted_column_metadata = bytes(encryptor.encrypt(ModuleType.COLUMN_META_DATA,
+                                                                  serialize(chunk.meta_data)))
         chunk.meta_data = _redacted(chunk.meta_data) if self.properties.plaintext_footer else None
         return chunk
 
@@ -118,16 +127,16 @@ class ColumnChunkEncryptor:
         self.row_group = row_group
         self.column = column
         self.v2_layout = v2_layout
+        self._aad = ChunkAads(file_aad_bytes, row_group, column)
 
     def encrypt(self, module_type: ModuleType, plaintext: bytes | memoryview, page: int | None = None, *,
-                lead: bytes | memoryview = b"") -> bytes | bytearray:
+                lead: bytes | memoryview = b"") -> bytes | memoryview:
         """One module in its stored form (after ``lead``, plaintext bytes stored in front of it);
         ``page`` is the data page ordinal of page modules."""
-        aad = module_aad(self.file_aad, module_type, self.row_group, self.column, page)
-        return self.cipher.encrypt(plaintext, aad, module_type, lead=lead)
+        return self.cipher.encrypt(plaintext, self._aad(module_type, page), module_type, lead=lead)
 
     def seal_page(self, header: PageHeader, body: bytes, data_page_ordinal: int | None,
-                  *, checksum: bool = False) -> tuple[bytes, bytes]:
+                  *, checksum: bool = False) -> tuple[bytes, bytes | memoryview]:
         """Encrypt a finished page: returns (stored header, stored body).
 
         ``body`` is the plaintext body as page.py lays it out (compressed);
@@ -150,7 +159,7 @@ class ColumnChunkEncryptor:
             header.crc = crc - (1 << 32) if crc >= 1 << 31 else crc
         return self.encrypt(header_type, serialize(header), ordinal), stored
 
-    def _data_body(self, header: PageHeader, body: bytes, ordinal: int) -> bytes:
+    def _data_body(self, header: PageHeader, body: bytes, ordinal: int) -> bytes | memoryview:
         if header.type != PageType.DATA_PAGE_V2 or self.v2_layout == V2_LAYOUT_ARROW:
             return self.encrypt(ModuleType.DATA_PAGE, body, ordinal)
         sub = header.data_page_header_v2
@@ -158,16 +167,16 @@ class ColumnChunkEncryptor:
         view = memoryview(body)
         return self.encrypt(ModuleType.DATA_PAGE, view[levels:], ordinal, lead=view[:levels])
 
-    def encrypt_column_index(self, serialized: bytes) -> bytes:
+    def encrypt_column_index(self, serialized: bytes) -> bytes | memoryview:
         return self.encrypt(ModuleType.COLUMN_INDEX, serialized)
 
-    def encrypt_offset_index(self, serialized: bytes) -> bytes:
+    def encrypt_offset_index(self, serialized: bytes) -> bytes | memoryview:
         return self.encrypt(ModuleType.OFFSET_INDEX, serialized)
 
     def encrypt_bloom_filter(self, serialized_header: bytes, bitset: bytes) -> bytes:
         """Header module then bitset module, as section "Bloom filter / Encryption" lays them out."""
-        return (self.encrypt(ModuleType.BLOOM_FILTER_HEADER, serialized_header)
-                + self.encrypt(ModuleType.BLOOM_FILTER_BITSET, bitset))
+        return b"".join((self.encrypt(ModuleType.BLOOM_FILTER_HEADER, serialized_header),
+                         self.encrypt(ModuleType.BLOOM_FILTER_BITSET, bitset)))
 
 
 __all__ = ["AAD_FILE_UNIQUE_LENGTH", "ColumnChunkEncryptor", "FileEncryptor"]

@@ -122,6 +122,31 @@ def test_bloom_without_filters(tmp_path):
 
 
 @requires_corpus()
+def test_index_and_bloom_of_encrypted_columns():
+    # parquet-java's file: row i holds double_field i + 0.5 and float_field i + 0.25, both under column keys.
+    name = corpus("encrypt_columns_and_footer_bloom_filter.parquet.encrypted")
+    records = run("index", name, "--column", "double_field", "--json", *ENCRYPTED_KEYS).json_lines()
+    first = [r["first_row"] for r in records]
+    assert len(records) > 1 and first[0] == 0
+    assert [float(r["min"]) for r in records] == [row + 0.5 for row in first]
+    assert [float(r["max"]) for r in records] == [row - 0.5 for row in first[1:]] + [1999.5]
+    result = run("bloom", name, "--column", "float_field", "--json", "1000.25", "1000.75", *ENCRYPTED_KEYS)
+    assert result.code == 0, result.err
+    assert {r["value"]: r["result"] for r in result.json_lines()} == {"1000.25": "maybe present", "1000.75": "absent"}
+
+
+@requires_corpus()
+def test_index_of_encrypted_columns_without_keys_is_a_note():
+    result = run("index", corpus("encrypt_columns_plaintext_footer.parquet.encrypted"))
+    assert result.code == 0, result.err
+    assert "row group 0, column 'double_field': encrypted column: give its key" in result.out
+    assert "row group 0, column 'int32_field': 1 pages; column index" in result.out
+    keyed = run("index", corpus("encrypt_columns_plaintext_footer.parquet.encrypted"), "--column", "double_field",
+                *ENCRYPTED_KEYS)
+    assert "row group 0, column 'double_field': 1 pages; column index" in keyed.out
+
+
+@requires_corpus()
 @pytest.mark.parametrize("form", ["text", "hex", "base64"])
 def test_meta_of_encrypted_files_with_keys(form):
     keys = list(ENCRYPTED_KEYS)

@@ -8,6 +8,8 @@ import re
 import pyarrow.parquet as pq
 import pytest
 
+import parquet_codec as pc
+from parquet_codec.crypto import FileDecryptionProperties
 from parquet_codec.format.ttypes import BloomFilterHeader
 from parquet_codec.thrift_io import deserialize
 from tests.cli.support import ENCRYPTED_KEYS, SPARK, corpus, flip_byte, rewrite_footer, run, write_sample
@@ -132,6 +134,24 @@ def test_encrypted_files_with_and_without_keys():
     assert without.code == 1
     assert _findings(without, names[0]) == [f"{names[0]}: footer: file is encrypted: its footer signature and "
                                             "encrypted columns are not checked without keys"]
+
+
+@requires_corpus()
+def test_encrypted_page_index_and_bloom_filter_are_checked(tmp_path):
+    name = "encrypt_columns_and_footer_bloom_filter.parquet.encrypted"
+    assert run("verify", name, *ENCRYPTED_KEYS, cwd=corpus("")).code == 0
+    path = tmp_path / name
+    path.write_bytes(corpus(name).read_bytes())
+    with pc.ParquetFile(path, decryption=FileDecryptionProperties(b"0123456789012345", {
+            "double_field": b"1234567890123450", "float_field": b"1234567890123451"})) as pf:
+        chunk = pf.metadata.row_group(0).columns[0]
+        bloom = pf._column_meta(0, pf.schema.leaf("double_field")).bloom_filter_offset
+    flip_byte(path, chunk.column_index_offset + chunk.column_index_length // 2)
+    flip_byte(path, bloom + 10)
+    found = _findings(run("verify", name, *ENCRYPTED_KEYS, cwd=tmp_path), name)
+    assert len(found) == 2, found
+    assert "column 'double_field'" in found[0] and "page index: column index failed authentication" in found[0]
+    assert "bloom filter: bloom filter header failed authentication" in found[1]
 
 
 @requires_corpus()

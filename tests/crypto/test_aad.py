@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from parquet_codec.crypto.aad import MAX_ORDINAL, ModuleType, file_aad, footer_aad, module_aad
+from parquet_codec.crypto.aad import MAX_ORDINAL, ChunkAads, ModuleType, file_aad, footer_aad, module_aad
 from parquet_codec.errors import EncryptionError
 
 FILE = file_aad(b"prefix", b"\x01\x02\x03\x04\x05\x06\x07\x08")
@@ -48,3 +48,21 @@ def test_missing_ordinals_are_an_error():
         module_aad(b"", ModuleType.COLUMN_INDEX)
     with pytest.raises(EncryptionError, match="needs a page ordinal"):
         module_aad(b"", ModuleType.DATA_PAGE_HEADER, 0, 0)
+
+
+@pytest.mark.parametrize("module_type", [m for m in ModuleType if m != ModuleType.FOOTER])
+def test_chunk_aads_are_the_module_aads(module_type):
+    aads = ChunkAads(FILE, 0x0102, 0x0304)
+    for page in (0, 1, 0x0506, MAX_ORDINAL):
+        page_part = page if module_type.has_page_ordinal else None
+        assert aads(module_type, page_part) == module_aad(FILE, module_type, 0x0102, 0x0304, page)
+
+
+def test_chunk_aads_check_ordinals():
+    with pytest.raises(EncryptionError, match="column ordinal 32768"):
+        ChunkAads(FILE, 0, MAX_ORDINAL + 1)
+    aads = ChunkAads(FILE, 1, 2)
+    with pytest.raises(EncryptionError, match="data page AAD needs a page ordinal"):
+        aads(ModuleType.DATA_PAGE)
+    with pytest.raises(EncryptionError, match="page ordinal 32768"):
+        aads(ModuleType.DATA_PAGE_HEADER, MAX_ORDINAL + 1)

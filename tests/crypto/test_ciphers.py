@@ -61,6 +61,24 @@ def test_roundtrip(algorithm, data, aad):
         assert cipher.decrypt(cipher.encrypt(data, aad, module_type), aad, module_type) == data
 
 
+@pytest.mark.parametrize("algorithm", [AES_GCM_V1, AES_GCM_CTR_V1])
+@pytest.mark.parametrize("size", [0, 1, 4095, 4096, 70_001])  # below and above the preallocated-buffer path
+def test_page_sized_modules_and_plaintext_leads(algorithm, size):
+    cipher, lead = ModuleCipher(KEYS[0], algorithm), b"levels"
+    data = bytes(range(256)) * (size // 256) + b"x" * (size % 256)
+    for module_type in (ModuleType.DATA_PAGE, ModuleType.DICTIONARY_PAGE, ModuleType.BLOOM_FILTER_BITSET):
+        stored = cipher.encrypt(data, b"aad", module_type, lead=lead)
+        assert bytes(stored[:6]) == lead and struct.unpack_from("<I", stored, 6)[0] == len(stored) - 10
+        module = stored[6:]
+        assert bytes(cipher.decrypt(module, b"aad", module_type)) == data
+        assert bytes(cipher.decrypt(module, b"aad", module_type, lead=memoryview(lead))) == lead + data
+        if not cipher.uses_ctr(module_type):
+            tampered = bytearray(module)
+            tampered[-1] ^= 1
+            with pytest.raises(DecryptionError, match=f"{module_type.label} failed authentication"):
+                cipher.decrypt(tampered, b"aad", module_type, lead=lead)
+
+
 def test_every_flipped_byte_of_a_gcm_module_is_detected():
     cipher = ModuleCipher(KEYS[0])
     stored = cipher.encrypt(b"sensitive", b"aad", ModuleType.DATA_PAGE_HEADER)
