@@ -174,13 +174,17 @@ def _concat_validity(arrays: list[Array]) -> np.ndarray | None:
 
 
 def _concat_offsets(parts: list[np.ndarray]) -> np.ndarray:
-    """Join offset arrays whose referenced children are concatenated in order."""
-    pieces = [parts[0].astype(np.int64) - int(parts[0][0])]
-    base = int(parts[0][-1]) - int(parts[0][0])
-    for offsets in parts[1:]:
-        pieces.append(offsets[1:].astype(np.int64) - int(offsets[0]) + base)
-        base += int(offsets[-1]) - int(offsets[0])
-    return np.concatenate(pieces)
+    """Join offset arrays whose referenced children are concatenated in order
+    (one int64 array, each part shifted in a single pass)."""
+    out = np.empty(sum(len(p) - 1 for p in parts) + 1, dtype=np.int64)
+    out[0] = 0
+    at = base = 0
+    for offsets in parts:
+        count, first = len(offsets) - 1, int(offsets[0])
+        np.subtract(offsets[1:], first - base, out=out[at + 1 : at + 1 + count], dtype=np.int64)
+        at += count
+        base += int(offsets[-1]) - first
+    return out
 
 
 __all__ = ["Array", "PrimitiveArray", "BinaryArray", "ListArray", "MapArray", "StructArray", "concat", "take", "take_range"]

@@ -29,8 +29,9 @@ from parquet_codec.encodings import (
     decode_plain,
     gather,
 )
-from parquet_codec.encodings.dictionary import gather_into
-from parquet_codec.encodings.plain import decode_plain_into, plain_dtype
+from parquet_codec.encodings.byte_arrays import ByteArraysBuilder
+from parquet_codec.encodings.dictionary import gather_append, gather_into
+from parquet_codec.encodings.plain import decode_plain_into, plain_byte_array_ranges, plain_dtype
 from parquet_codec.encodings.rle_batch import decode_streams
 from parquet_codec.errors import CorruptFileError, DecodingError, ParquetError, UnsupportedError
 from parquet_codec.format.ttypes import (
@@ -66,6 +67,13 @@ class _Indices:
     """Dictionary indices of one page, gathered once all pages are read."""
 
     indices: np.ndarray
+
+
+@dataclass
+class _Built:
+    """A page of BYTE_ARRAY values already appended to the chunk's builder."""
+
+    builder: ByteArraysBuilder
 
 
 # PARQUET-816: parquet-mr before 1.2.9 left part of the dictionary page out of
@@ -186,14 +194,27 @@ class _ValueBuffer:
     def __init__(self, array: np.ndarray) -> None:
         self.array = array
         self.filled = 0
+        self.itemsize = array.itemsize
+        # The array's bytes, for codecs and copies to write into (None when strided or read-only).
+        self.raw = memoryview(array).cast("B") if array.flags.c_contiguous and array.flags.writeable else None
 
-    def take(self, count: int) -> np.ndarray:
-        """The next ``count`` slots, to be filled by the caller."""
+    def _claim(self, count: int) -> int:
+        """Reserve the next ``count`` slots; returns the first one's index."""
         start = self.filled
         if count > len(self.array) - start:
             raise CorruptFileError(f"pages hold more than the {len(self.array)} values the column chunk declares")
         self.filled = start + count
+        return start
+
+    def take(self, count: int) -> np.ndarray:
+        """The next ``count`` slots, to be filled by the caller."""
+        start = self._claim(count)
         return self.array[start : self.filled]
+
+    def take_bytes(self, count: int) -> memoryview:
+        """The bytes of the next ``count`` slots (``raw`` must exist), to be filled by the caller."""
+        start = self._claim(count)
+        return self.raw[start * self.itemsize : self.filled * self.itemsize]
 
     def result(self) -> Array:
         return PrimitiveArray.of(self.array[: self.filled])
@@ -243,11 +264,12 @@ class _ChunkReader:
                 # Decrypt first: a GCM page names the tampered module; the CRC
                 # (over the stored bytes) still guards CTR pages, which have no tag.
                 page = self.decryptor.decrypt_page(page)
-            if self.verify:
+            if self.verify and stored.header.crc is not None:
                 verify_crc(stored)
-            if page.type == PageType.DICTIONARY_PAGE:
+            kind = page.header.type
+            if kind == PageType.DICTIONARY_PAGE:
                 self._add_dictionary(page)
-            elif page.type in (PageType.DATA_PAGE, PageType.DATA_PAGE_V2):
+            elif kind == PageType.DATA_PAGE or kind == PageType.DATA_PAGE_V2:
                 self._add_data(page)
             # INDEX_PAGE and page types from the future carry nothing to decode.
         except ParquetError as exc:
@@ -319,32 +341,38 @@ class _ChunkReader:
                 raise
 
     def _add_plain_direct(self, page: RawPage) -> bool:
-        """Decompress a PLAIN page without levels straight into the value
-        buffer; False (nothing done) when the page is not such a page."""
-        header, codec = page.header, self.codec
-        if self.leaf.max_definition_level or self.leaf.physical_type == Type.BOOLEAN:
+        """Decompress (or copy) a PLAIN page without levels straight into the
+        value buffer (BOOLEAN bits are unpacked into it); False (nothing
+        done) when the page is not such a page."""
+        buffer, leaf, header, codec = self.buffer, self.leaf, page.header, self.codec
+        if leaf.max_definition_level or buffer.raw is None:
             return False  # (max_rep > 0 implies max_def > 0)
-        if page.type == PageType.DATA_PAGE:
+        if header.type == PageType.DATA_PAGE:
             sub = header.data_page_header
             compressed = codec != CompressionCodec.UNCOMPRESSED
-        elif page.type == PageType.DATA_PAGE_V2:
+        elif header.type == PageType.DATA_PAGE_V2:
             sub = header.data_page_header_v2
             if sub.repetition_levels_byte_length or sub.definition_levels_byte_length:
                 return False
             compressed = sub.is_compressed is not False and codec != CompressionCodec.UNCOMPRESSED
         else:
             return False
-        size = sub.num_values * self.buffer.array.itemsize
+        count = sub.num_values
+        boolean = leaf.physical_type == Type.BOOLEAN  # PLAIN booleans: one bit each
+        size = (count + 7) // 8 if boolean else count * buffer.itemsize
         if sub.encoding != Encoding.PLAIN or header.uncompressed_page_size != size:
             return False
-        if not compressed and len(page.body) != size:
+        body = page.body
+        if not compressed and len(body) != size:
             return False  # the general path names the inconsistency
-        target = self.buffer.take(sub.num_values).view(np.uint8)
-        if compressed:
-            compression.decompress(codec, page.body, size, out=target)
+        if boolean:
+            data = compression.decompress(codec, body, size) if compressed else body
+            decode_plain_into(data, Type.BOOLEAN, buffer.take(count))
+        elif compressed:
+            compression.decompress(codec, body, size, out=buffer.take_bytes(count))
         else:
-            target[:] = np.frombuffer(page.body, dtype=np.uint8)
-        self.num_values += sub.num_values
+            buffer.take_bytes(count)[:] = body
+        self.num_values += count
         return True
 
     def _decode_into(self, page: DataPage | PageSections, slot: np.ndarray) -> None:
@@ -362,13 +390,16 @@ class _ChunkReader:
                                     "values were expected")
             slot[:] = values
 
-    def _decode_values(self, page: DataPage | PageSections, count: int) -> np.ndarray | ByteArrays | _Indices:
+    def _decode_values(self, page: DataPage | PageSections, count: int
+                       ) -> np.ndarray | ByteArrays | _Indices | _Built:
         leaf, encoding, data = self.leaf, page.encoding, page.values
         physical, width = leaf.physical_type, leaf.type_length
         if encoding in _DICTIONARY_ENCODINGS:
             if self.dictionary is None:
                 raise CorruptFileError("dictionary-encoded page without a dictionary page")
-            return _Indices(decode_indices(data, count)[0])
+            return self._binary_part(_Indices(decode_indices(data, count)[0]))
+        if encoding == Encoding.PLAIN and physical == Type.BYTE_ARRAY:
+            return self._plain_binary(data, count)
         if encoding == Encoding.PLAIN:
             return decode_plain(data, physical, count, type_length=width)[0]
         if encoding == Encoding.RLE and physical == Type.BOOLEAN:
@@ -376,15 +407,56 @@ class _ChunkReader:
         if encoding == Encoding.DELTA_BINARY_PACKED and physical in (Type.INT32, Type.INT64):
             return DeltaBinaryPacked.decode(data, physical, count)[0]
         if encoding == Encoding.DELTA_LENGTH_BYTE_ARRAY and physical == Type.BYTE_ARRAY:
-            return DeltaLengthByteArray.decode(data, count)[0]
+            return self._binary_part(DeltaLengthByteArray.decode(data, count)[0])
         if encoding == Encoding.DELTA_BYTE_ARRAY and physical in (Type.BYTE_ARRAY, Type.FIXED_LEN_BYTE_ARRAY):
-            return DeltaByteArray.decode(data, physical, count, type_length=width)[0]
+            return self._binary_part(DeltaByteArray.decode(data, physical, count, type_length=width)[0])
         if encoding == Encoding.BYTE_STREAM_SPLIT:
             return ByteStreamSplit.decode(data, physical, count, type_length=width)[0]
         name = Encoding._VALUES_TO_NAMES.get(encoding, f"#{encoding}")
         if encoding in Encoding._VALUES_TO_NAMES:
             raise UnsupportedError(f"{name} values of type {Type._VALUES_TO_NAMES.get(physical)} are not supported")
         raise UnsupportedError(f"unknown encoding {name}")
+
+    # BYTE_ARRAY values of PLAIN and dictionary-encoded pages are copied
+    # once, straight into one ByteArraysBuilder per chunk, and so are those
+    # of every page after (and, when it is made, before) the first of them:
+    # the chunk's values are then never joined.
+
+    def _plain_binary(self, data: memoryview, count: int) -> _Built:
+        arr, starts, lengths, _ = plain_byte_array_ranges(data, count)
+        builder = self._builder()
+        builder.append_ranges(arr, starts, lengths)
+        return _Built(builder)
+
+    def _binary_part(self, part: ByteArrays | np.ndarray | _Indices) -> ByteArrays | np.ndarray | _Indices | _Built:
+        """``part`` appended to the chunk's builder, made now for indices into
+        BYTE_ARRAY values; other parts only join a builder that exists."""
+        indexes_binary = isinstance(part, _Indices) and isinstance(self.dictionary, ByteArrays)
+        if self._existing_builder() is None and not indexes_binary:
+            return part
+        builder = self._builder()
+        self._append(builder, part)
+        return _Built(builder)
+
+    def _existing_builder(self) -> ByteArraysBuilder | None:
+        last = self.values[-1] if self.values else None
+        return last.builder if isinstance(last, _Built) else None
+
+    def _builder(self) -> ByteArraysBuilder:
+        """The chunk's builder, made on first use from the values decoded before."""
+        builder = self._existing_builder()
+        if builder is None:
+            builder = ByteArraysBuilder()
+            for part in self.values:
+                self._append(builder, part)
+            self.values[:] = [_Built(builder)] * len(self.values)  # in place: _add_values appends to this list
+        return builder
+
+    def _append(self, builder: ByteArraysBuilder, part: ByteArrays | _Indices) -> None:
+        if isinstance(part, _Indices):
+            gather_append(builder, self.dictionary, part.indices)
+        else:
+            builder.append(part)
 
     def finish(self, declared: int) -> LeafData:
         self.flush()
@@ -396,7 +468,10 @@ class _ChunkReader:
         return LeafData(defs, reps, values, self.num_values)
 
     def _join_values(self) -> Array:
-        parts = self.values
+        parts, builder = self.values, self._existing_builder()
+        if builder is not None:
+            self.values = self.dictionary = None
+            return _as_array(builder.finish())
         if parts and all(isinstance(p, _Indices) for p in parts):
             indices = np.concatenate([p.indices for p in parts])
             return _as_array(gather(self.dictionary, indices))

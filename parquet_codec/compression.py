@@ -54,6 +54,7 @@ import brotli
 import cramjam
 import lz4.block
 import lz4.frame
+import numpy as np
 import zstandard
 
 from parquet_codec.errors import DecompressionError, ParquetError, ResourceLimitError, UnsupportedError
@@ -110,9 +111,11 @@ def _zstd_compressor(level: int) -> zstandard.ZstdCompressor:
 # ---------------------------------------------------------------- helpers
 
 
-def _alloc(size: int) -> bytearray:
+def _alloc(size: int) -> memoryview:
+    # Left uninitialized (bytearray would zero it first): every decoder
+    # fills all ``size`` bytes or raises.
     try:
-        return bytearray(size)
+        return memoryview(np.empty(size, dtype=np.uint8))
     except MemoryError as exc:
         raise ResourceLimitError(f"cannot allocate {size} bytes for a decompressed page") from exc
 
@@ -170,7 +173,10 @@ def _snappy_length(src: memoryview) -> int:
 
 
 def _decompress_snappy(src: memoryview, size: int, out: memoryview | None) -> Buffer:
-    claimed = _snappy_length(src)
+    try:
+        claimed = cramjam.snappy.decompress_raw_len(src)
+    except cramjam.DecompressionError:
+        claimed = _snappy_length(src)  # names the malformed header, or the claim cramjam refuses
     if claimed != size:
         raise DecompressionError(
             f"SNAPPY stream's header declares {claimed} bytes, but the page declares {size}"
@@ -427,14 +433,18 @@ def _lookup(codec: int) -> _Codec:
 
 
 def _usable(codec: int) -> _Codec:
-    entry = _lookup(codec)
+    # A plain int (what metadata holds) is looked up directly; anything else
+    # goes through operator.index in _lookup.
+    entry = _REGISTRY.get(codec) if type(codec) is int else None
+    if entry is None:
+        entry = _lookup(codec)
     if entry.decode is None:
         raise UnsupportedError(f"{entry.label} compression is not supported (codec id {codec})")
     return entry
 
 
 def _byte_view(data: Buffer) -> memoryview:
-    view = memoryview(data)
+    view = data if type(data) is memoryview else memoryview(data)
     if not view.c_contiguous:
         raise ValueError("buffers passed to the codecs must be contiguous")
     return view if view.format == "B" and view.ndim == 1 else view.cast("B")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,7 +42,7 @@ MAX_HEADER_SIZE = 16 * 2**20
 _HEADER_WINDOW = 256
 
 
-@dataclass
+@dataclass(slots=True)
 class RawPage:
     """One page as stored: its header and its (compressed) body."""
 
@@ -76,12 +76,13 @@ def iter_pages(chunk: memoryview, chunk_offset: int, num_values: int, decryptor:
     the bodies stay encrypted (the CRC covers them as stored).
     """
     pos, seen, ordinal = 0, 0, 0
+    parse = _header_parser(chunk, decryptor)
     while seen < num_values:
         if pos >= len(chunk):
             raise CorruptFileError(
                 f"column chunk ends after {seen} of {num_values} values", file_offset=chunk_offset + pos
             )
-        page, pos = _page_at(chunk, pos, chunk_offset, ordinal, decryptor)
+        page, pos = _page_at(chunk, pos, chunk_offset, ordinal, parse)
         seen += _level_count(page.header)
         if seen > num_values:  # checked before the page's values are materialized
             raise CorruptFileError(f"page {ordinal} brings the column chunk to {seen} values, more than the "
@@ -97,19 +98,55 @@ def iter_page_run(run: memoryview, run_offset: int, first_ordinal: int = 0, decr
     ``run_offset``; ``first_ordinal`` is the first page's position in the chunk
     (dictionary page included), which also fixes the AAD of encrypted headers."""
     pos, ordinal = 0, first_ordinal
+    parse = _header_parser(run, decryptor)
     while pos < len(run):
-        page, pos = _page_at(run, pos, run_offset, ordinal, decryptor)
+        page, pos = _page_at(run, pos, run_offset, ordinal, parse)
         yield page
         ordinal += 1
 
 
-def _page_at(chunk: memoryview, pos: int, chunk_offset: int, ordinal: int, decryptor: object | None
+# Parses the page header at a position of a run of pages (its ordinal fixes
+# the AAD of an encrypted header): returns the header and its stored size.
+_HeaderParser = Callable[[int, int], tuple[PageHeader, int]]
+
+
+def _header_parser(chunk: memoryview, decryptor: object | None) -> _HeaderParser:
+    """The header parser of a run of pages: the decryptor's for an encrypted
+    chunk; for a run inside a ``bytes`` object (a file read, an in-memory
+    file), a decoder working in place on that object, with no copied window
+    per header; read_page_header otherwise."""
+    if decryptor is not None:
+        return lambda pos, ordinal: decryptor.read_page_header(chunk, pos, ordinal)
+    located = _bytes_owner(chunk)
+    if located is None:
+        return lambda pos, ordinal: read_page_header(chunk, pos)
+    owner, base = located
+    decoder = WindowDecoder(owner, limit=MAX_HEADER_SIZE)  # one per run: it holds the run's bytes
+
+    def parse(pos: int, ordinal: int) -> tuple[PageHeader, int]:
+        # A failure of the in-place decoder goes through read_page_header, which reports it.
+        return decoder.decode_at(PageHeader, base + pos) or read_page_header(chunk, pos)
+
+    return parse
+
+
+def _bytes_owner(chunk: memoryview) -> tuple[bytes, int] | None:
+    """The ``bytes`` object a contiguous ``chunk`` views and the chunk's offset in it; None for other memory."""
+    view = memoryview(chunk)
+    owner = view.obj
+    if type(owner) is not bytes or not view.c_contiguous:
+        return None
+    if len(owner) == view.nbytes:
+        return owner, 0
+    start = np.frombuffer(view, dtype=np.uint8).__array_interface__["data"][0]
+    base = start - np.frombuffer(owner, dtype=np.uint8).__array_interface__["data"][0]
+    return (owner, base) if 0 <= base <= len(owner) - view.nbytes else None
+
+
+def _page_at(chunk: memoryview, pos: int, chunk_offset: int, ordinal: int, parse: _HeaderParser
              ) -> tuple[RawPage, int]:
     """The page whose header starts at ``pos``, and the position after its body."""
-    if decryptor is None:
-        header, used = read_page_header(chunk, pos)
-    else:
-        header, used = decryptor.read_page_header(chunk, pos, ordinal)
+    header, used = parse(pos, ordinal)
     offset = chunk_offset + pos
     _check_header(header, ordinal, offset)
     body_start = pos + used
@@ -148,20 +185,29 @@ def read_page_header(chunk: memoryview, pos: int) -> tuple[PageHeader, int]:
             window *= 16
 
 
+# The sub-header each page type requires (File Format: "PageHeader").
+_SUB_HEADERS = {
+    PageType.DATA_PAGE: "data_page_header",
+    PageType.DATA_PAGE_V2: "data_page_header_v2",
+    PageType.DICTIONARY_PAGE: "dictionary_page_header",
+}
+
+
 def _check_header(header: PageHeader, ordinal: int, offset: int) -> None:
-    for name in ("type", "uncompressed_page_size", "compressed_page_size"):
-        value = getattr(header, name)
-        if value is None or (name != "type" and value < 0):
-            raise CorruptFileError(f"page header has invalid {name} {value}", page=ordinal, file_offset=offset)
-    expected = {
-        PageType.DATA_PAGE: "data_page_header",
-        PageType.DATA_PAGE_V2: "data_page_header_v2",
-        PageType.DICTIONARY_PAGE: "dictionary_page_header",
-    }.get(header.type)
-    if expected is not None and getattr(header, expected) is None:
+    """Reject a header whose type, sizes, sub-header or value count is missing or negative."""
+    uncompressed, compressed = header.uncompressed_page_size, header.compressed_page_size
+    if header.type is None or uncompressed is None or compressed is None or uncompressed < 0 or compressed < 0:
+        name, value = next((name, value) for name, value in (
+            ("type", header.type), ("uncompressed_page_size", uncompressed), ("compressed_page_size", compressed),
+        ) if value is None or (name != "type" and value < 0))
+        raise CorruptFileError(f"page header has invalid {name} {value}", page=ordinal, file_offset=offset)
+    expected = _SUB_HEADERS.get(header.type)
+    if expected is None:
+        return
+    sub = getattr(header, expected)
+    if sub is None:
         raise CorruptFileError(f"page header lacks its {expected}", page=ordinal, file_offset=offset)
-    sub = getattr(header, expected) if expected else None
-    if sub is not None and (sub.num_values is None or sub.num_values < 0):
+    if sub.num_values is None or sub.num_values < 0:
         raise CorruptFileError(f"page declares {sub.num_values} values", page=ordinal, file_offset=offset)
 
 

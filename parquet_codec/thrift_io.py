@@ -94,30 +94,47 @@ def _read_struct(cls: type[T], transport: TTransport.TMemoryBuffer, limit: int, 
 
 
 class WindowDecoder:
-    """Decodes small structs (page headers) from short byte windows, reusing
-    one transport and protocol: creating those costs several times more than
-    decoding a small struct. Not thread-safe; keep one per thread."""
+    """Decodes small structs (page headers) from a bytes object, reusing one
+    transport and protocol: creating those costs several times more than
+    decoding a small struct. The bytes are shared, not copied (``BytesIO``
+    keeps a reference to a ``bytes`` it is given). Not thread-safe; keep one
+    per thread or per buffer."""
 
-    def __init__(self) -> None:
+    def __init__(self, data: bytes = b"", limit: int | None = None) -> None:
         self._transport = TTransport.TMemoryBuffer(b"")
         self._protocol = _reader_protocol(self._transport, 1, False) if _ACCELERATED else None
+        self._limit = limit
+        self.reset(data)
 
-    def decode(self, cls: type[T], window: bytes) -> tuple[T, int] | None:
-        """``cls`` decoded from the start of ``window`` and the bytes it took;
+    def reset(self, data: bytes) -> None:
+        """Decode from ``data`` from now on. String and container lengths are
+        capped at its size (and at the ``limit`` given, if any)."""
+        self._transport._buffer = BytesIO(data)
+        if self._protocol is not None:
+            cap = max(len(data), 1) if self._limit is None else max(min(len(data), self._limit), 1)
+            self._protocol.string_length_limit = self._protocol.container_length_limit = cap
+
+    def decode_at(self, cls: type[T], pos: int) -> tuple[T, int] | None:
+        """``cls`` decoded at ``pos`` of the current bytes and the bytes it took;
         None when that fails for any reason (the caller then uses
         :func:`deserialize`, which reports the failure or decodes what the C
         decoder refuses)."""
         protocol = self._protocol
         if protocol is None:
             return None
-        self._transport._buffer = BytesIO(window)
-        protocol.string_length_limit = protocol.container_length_limit = max(len(window), 1)
+        buffer = self._transport._buffer
         obj = cls()
         try:
+            buffer.seek(pos)
             protocol._fast_decode(obj, protocol, [cls, cls.thrift_spec])
         except (Exception, RecursionError):
             return None
-        return obj, self._transport._buffer.tell()
+        return obj, buffer.tell() - pos
+
+    def decode(self, cls: type[T], window: bytes) -> tuple[T, int] | None:
+        """``cls`` decoded from the start of ``window``, as :meth:`decode_at` does."""
+        self.reset(window)
+        return self.decode_at(cls, 0)
 
 
 class StructReader:

@@ -411,6 +411,16 @@ def test_truncated_and_garbage_streams(codec: int) -> None:
             decompress(codec, broken, len(data), out=bytearray(len(data)))
 
 
+@pytest.mark.parametrize(("header", "message"), [
+    (b"\xff" * 6, "malformed length header"),  # a varint of more than 5 bytes
+    (b"\xff\xff\xff\xff\x7f", "header declares 34359738367 bytes"),  # past what cramjam accepts
+    (b"\x0a", "header declares 10 bytes, but the page declares 20"),
+])
+def test_snappy_length_headers_are_named(header: bytes, message: str) -> None:
+    with pytest.raises(DecompressionError, match=message):
+        decompress(CC.SNAPPY, header + b"\x00" * 8, 20)
+
+
 @pytest.mark.parametrize("codec", [CC.GZIP, CC.BROTLI, CC.ZSTD])
 def test_trailing_garbage_is_rejected(codec: int) -> None:
     data = b"payload" * 100

@@ -357,6 +357,45 @@ def test_corrupt_levels_in_a_batch_name_their_page():
     assert info.value.context.get("page") == victim.ordinal
 
 
+def _fallback_table(rng: np.random.Generator, n: int, nulls: float, nullable: bool = True) -> object:
+    values = [str(v) * int(k) for v, k in zip(rng.integers(0, 2**62, n), rng.integers(0, 3, n), strict=True)]
+    mask = rng.random(n) < nulls if nulls else None
+    return pa.table({"s": pa.array(values, mask=mask)}, schema=pa.schema([pa.field("s", pa.string(), nullable)]))
+
+
+@pytest.mark.parametrize("version", ["1.0", "2.0"])
+@pytest.mark.parametrize("nulls", [0.0, 0.2])
+def test_dictionary_pages_then_plain_fallback_read_like_pyarrow(version, nulls):
+    # The dictionary fills up after a few pages; the rest of the chunk is PLAIN.
+    sink = io.BytesIO()
+    pq.write_table(_fallback_table(np.random.default_rng(7), 20_000, nulls), sink, data_page_version=version,
+                   dictionary_pagesize_limit=4096, data_page_size=2048, compression="snappy")
+    data = sink.getvalue()
+    assert {"PLAIN", "RLE_DICTIONARY"} <= set(pq.ParquetFile(io.BytesIO(data)).metadata.row_group(0).column(0).encodings)
+    assert pc.read_table(data).to_pylist() == pq.read_table(io.BytesIO(data)).to_pylist()
+
+
+def test_bad_dictionary_index_before_a_plain_fallback_names_its_page():
+    sink = io.BytesIO()
+    pq.write_table(_fallback_table(np.random.default_rng(8), 5000, 0.0, nullable=False), sink,
+                   dictionary_pagesize_limit=4096, data_page_size=2048, compression="none")
+    data = bytearray(sink.getvalue())
+    meta = pc.ParquetFile(bytes(data)).metadata.row_group(0).columns[0].meta_data
+    start, length = column.chunk_range(meta, len(data))
+    view = memoryview(bytes(data))
+    dictionary, victim = list(page.iter_pages(view[start : start + length], start, meta.num_values))[:2]
+    body_at = victim.offset + page.read_page_header(view, victim.offset)[1]
+    width = data[body_at]
+    assert (1 << width) - 1 >= dictionary.header.dictionary_page_header.num_values
+    # One RLE run of the largest index the bit width holds, for every value of the page.
+    run = encode_uleb128(victim.header.data_page_header.num_values << 1) + ((1 << width) - 1).to_bytes(
+        (width + 7) // 8, "little")
+    data[body_at + 1 : body_at + 1 + len(run)] = run
+    with pytest.raises(DecodingError, match="out of range for a dictionary") as info:
+        pc.read_table(bytes(data))
+    assert info.value.context.get("page") == victim.ordinal
+
+
 def test_page_headers_decode_through_the_reused_decoder_or_fall_back():
     from parquet_codec.format.ttypes import DataPageHeader, PageHeader, Statistics
     from parquet_codec.thrift_io import WindowDecoder, serialize

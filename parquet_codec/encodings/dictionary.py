@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from parquet_codec.encodings.byte_arrays import ByteArrays
+from parquet_codec.encodings.byte_arrays import ByteArrays, ByteArraysBuilder
 from parquet_codec.encodings.rle import RleBitPackedHybrid
 from parquet_codec.encodings.varint import Buffer, decoding_error, views
 from parquet_codec.errors import DecodingError
@@ -66,13 +66,25 @@ def gather(dictionary_values: np.ndarray | ByteArrays, indices: np.ndarray) -> n
     idx = np.asarray(indices)
     _check_indices(idx, len(dictionary_values))
     if isinstance(dictionary_values, ByteArrays):
-        if idx.size:
-            total = int(dictionary_values.lengths()[idx].sum())
-            reserve(total + 8 * idx.size, f"{idx.size} dictionary values of {total} bytes")
+        _reserve_taken(dictionary_values, idx)
         return dictionary_values.take(idx)
     row = dictionary_values.itemsize * int(np.prod(dictionary_values.shape[1:], dtype=np.int64))
     reserve_items(idx.size, max(row, 1), f"{idx.size} dictionary values")
     return np.take(dictionary_values, idx, axis=0)
+
+
+def gather_append(builder: ByteArraysBuilder, dictionary_values: ByteArrays, indices: np.ndarray) -> None:
+    """:func:`gather` from a BYTE_ARRAY dictionary, appended to ``builder``."""
+    idx = np.asarray(indices)
+    _check_indices(idx, len(dictionary_values))
+    _reserve_taken(dictionary_values, idx)
+    builder.append_take(dictionary_values, idx)
+
+
+def _reserve_taken(dictionary_values: ByteArrays, idx: np.ndarray) -> None:
+    if idx.size:
+        total = dictionary_values.taken_size(idx)
+        reserve(total + 8 * idx.size, f"{idx.size} dictionary values of {total} bytes")
 
 
 def gather_into(dictionary_values: np.ndarray, indices: np.ndarray, out: np.ndarray) -> None:

@@ -5,11 +5,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from parquet_codec.encodings.byte_arrays import ByteArrays
-from parquet_codec.encodings.dictionary import decode_indices, encode_indices, gather, index_bit_width
+from parquet_codec.encodings.byte_arrays import ByteArrays, ByteArraysBuilder
+from parquet_codec.encodings.dictionary import (
+    decode_indices,
+    encode_indices,
+    gather,
+    gather_append,
+    index_bit_width,
+)
 from parquet_codec.encodings.plain import decode_plain, encode_plain
-from parquet_codec.errors import DecodingError
+from parquet_codec.errors import DecodingError, ResourceLimitError
 from parquet_codec.format.ttypes import Type
+from parquet_codec.limits import memory_budget
 
 
 def test_known_bytes():
@@ -64,6 +71,17 @@ def test_gather_numbers_rows_and_byte_arrays():
 def test_gather_rejects_out_of_range(bad):
     with pytest.raises(DecodingError, match=rf"index {bad} out of range for a dictionary of 3 values \(value 1\)"):
         gather(np.array([1, 2, 3]), np.array([0, bad, 1], dtype=np.int32))
+
+
+def test_gather_append_checks_and_reserves():
+    strings = ByteArrays.from_pylist([b"a", b"", b"ccc"])
+    builder = ByteArraysBuilder()
+    gather_append(builder, strings, np.array([2, 0], dtype=np.int32))
+    with pytest.raises(DecodingError, match=r"index 3 out of range for a dictionary of 3 values \(value 1\)"):
+        gather_append(builder, strings, np.array([0, 3], dtype=np.int32))
+    with memory_budget(100), pytest.raises(ResourceLimitError):
+        gather_append(builder, strings, np.full(20, 2, dtype=np.int32))
+    assert builder.finish().to_pylist() == [b"ccc", b"a"]
 
 
 def test_index_above_2_31_decodes_negative_and_is_rejected():

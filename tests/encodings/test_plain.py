@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from parquet_codec.encodings.byte_arrays import ByteArrays
-from parquet_codec.encodings.plain import decode_plain, encode_plain
+from parquet_codec.encodings.plain import decode_plain, encode_plain, plain_byte_array_ranges
 from parquet_codec.errors import DecodingError
 from parquet_codec.format.ttypes import Type
 
@@ -118,6 +118,21 @@ def test_encode_rejects_wrong_fixed_width():
 def test_malformed(data, physical_type, count, message):
     with pytest.raises(DecodingError, match=message):
         decode_plain(data, physical_type, count)
+
+
+@given(st.lists(st.binary(max_size=30), max_size=50), st.integers(0, 5))
+def test_byte_array_ranges_locate_what_decode_plain_copies(values, offset):
+    data = b"?" * offset + encode_plain(values, Type.BYTE_ARRAY)
+    arr, starts, lengths, consumed = plain_byte_array_ranges(data, len(values), offset=offset)
+    assert [bytes(arr[s : s + n]) for s, n in zip(starts, lengths, strict=True)] == values
+    assert consumed == decode_plain(data, Type.BYTE_ARRAY, len(values), offset=offset)[1]
+
+
+def test_byte_array_ranges_report_malformed_data():
+    with pytest.raises(DecodingError, match="value 1 of length 5"):
+        plain_byte_array_ranges(b"\x01\x00\x00\x00a\x05\x00\x00\x00abc", 2)
+    with pytest.raises(ValueError, match="negative count"):
+        plain_byte_array_ranges(b"", -1)
 
 
 def test_huge_count_is_rejected_before_allocation():

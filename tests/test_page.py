@@ -1,0 +1,100 @@
+"""Tests of parquet_codec.page: page headers parsed in place agree with the
+general path, and PLAIN pages without levels land straight in the value buffer."""
+
+from __future__ import annotations
+
+import io
+import itertools
+
+import numpy as np
+import pytest
+
+import parquet_codec as pc
+from parquet_codec import column, page
+from parquet_codec.errors import ParquetError
+from parquet_codec.io import BufferSource
+
+pq = pytest.importorskip("pyarrow.parquet")
+pa = pytest.importorskip("pyarrow")
+
+
+def _file(**options: object) -> bytes:
+    rng = np.random.default_rng(3)
+    table = pa.table({"i": pa.array(rng.integers(0, 300, 3000)), "b": pa.array(rng.random(3000) < 0.5)},
+                     schema=pa.schema([pa.field("i", pa.int64(), False), pa.field("b", pa.bool_(), False)]))
+    sink = io.BytesIO()
+    pq.write_table(table, sink, max_rows_per_page=400, write_page_checksum=True, **options)
+    return sink.getvalue()
+
+
+def _chunk(data: bytes, index: int = 0) -> tuple[int, int, int]:
+    meta = pc.ParquetFile(data).metadata.row_group(0).columns[index].meta_data
+    start, length = column.chunk_range(meta, len(data))
+    return start, length, meta.num_values
+
+
+def _pages(chunk: memoryview, start: int, num_values: int) -> list[tuple[object, int, int, bytes]]:
+    return [(p.header, p.ordinal, p.offset, bytes(p.body)) for p in page.iter_pages(chunk, start, num_values)]
+
+
+@pytest.mark.parametrize("version", ["1.0", "2.0"])
+def test_headers_in_place_match_the_window_path(version):
+    data = _file(data_page_version=version, compression="snappy")
+    start, length, n = _chunk(data)
+    whole = memoryview(bytes(data[start : start + length]))  # a file read: the run is a bytes object
+    inside = memoryview(data)[start : start + length]  # an in-memory file: a view inside one
+    copied = memoryview(bytearray(data))[start : start + length]  # no bytes owner: small windows
+    assert page._bytes_owner(whole) == (whole.obj, 0)
+    assert page._bytes_owner(inside) == (data, start)
+    assert page._bytes_owner(copied) is None
+    expected = _pages(copied, start, n)
+    assert len(expected) > 3
+    assert _pages(whole, start, n) == expected
+    assert _pages(inside, start, n) == expected
+
+
+def test_runs_iterated_together_keep_their_own_bytes():
+    data = _file()
+    runs = [(memoryview(bytes(data[s : s + k])), s, n) for s, k, n in (_chunk(data, 0), _chunk(data, 1))]
+    together: list[list[tuple[object, int, int, bytes]]] = [[], []]
+    for pair in itertools.zip_longest(*(page.iter_pages(*run) for run in runs)):
+        for pages, p in zip(together, pair, strict=True):
+            if p is not None:
+                pages.append((p.header, p.ordinal, p.offset, bytes(p.body)))
+    assert together == [_pages(*run) for run in runs]
+
+
+@pytest.mark.parametrize("cut", [1, 7])
+def test_a_cut_header_fails_alike_in_place_and_in_windows(cut):
+    data = _file(compression="none")
+    start, length, n = _chunk(data)
+    second = list(page.iter_pages(memoryview(data)[start : start + length], start, n))[1]
+    end = second.offset - start + cut  # the run stops inside the second page's header
+    errors = []
+    for run in (memoryview(bytes(data[start : start + end])), memoryview(bytearray(data[start : start + end]))):
+        with pytest.raises(ParquetError) as info:
+            list(page.iter_pages(run, start, n))
+        errors.append(str(info.value))
+    assert errors[0] == errors[1]
+
+
+@pytest.mark.parametrize("version", ["1.0", "2.0"])
+@pytest.mark.parametrize("codec", ["none", "snappy", "zstd"])
+def test_plain_pages_without_levels_read_like_pyarrow(version, codec):
+    data = _file(data_page_version=version, compression=codec, use_dictionary=False)
+    assert pc.read_table(data).to_arrow().equals(pq.read_table(io.BytesIO(data)))
+
+
+@pytest.mark.parametrize("codec", ["none", "snappy"])
+def test_strided_or_read_only_out_takes_the_general_path(codec):
+    data = _file(compression=codec, use_dictionary=False)
+    pf = pc.ParquetFile(data)
+    chunk, leaf = pf.metadata.row_group(0).columns[0], pf.schema.leaves[0]
+    expected = pq.read_table(io.BytesIO(data)).column("i").to_numpy()
+    strided = np.zeros(2 * len(expected), dtype=np.int64)[::2]
+    column.read_column_chunk(BufferSource(data), chunk, leaf, out=strided)
+    np.testing.assert_array_equal(strided, expected)
+    frozen = np.zeros(len(expected), dtype=np.int64)
+    frozen.flags.writeable = False
+    with pytest.raises(ValueError):
+        column.read_column_chunk(BufferSource(data), chunk, leaf, out=frozen)
