@@ -30,7 +30,7 @@ from parquet_codec.encodings import (
     gather,
 )
 from parquet_codec.encodings.byte_arrays import ByteArraysBuilder
-from parquet_codec.encodings.dictionary import gather_append, gather_into
+from parquet_codec.encodings.dictionary import check_indices, gather_append, gather_into
 from parquet_codec.encodings.plain import decode_plain_into, plain_byte_array_ranges, plain_dtype
 from parquet_codec.encodings.rle_batch import decode_streams
 from parquet_codec.errors import CorruptFileError, DecodingError, ParquetError, UnsupportedError
@@ -417,10 +417,11 @@ class _ChunkReader:
             raise UnsupportedError(f"{name} values of type {Type._VALUES_TO_NAMES.get(physical)} are not supported")
         raise UnsupportedError(f"unknown encoding {name}")
 
-    # BYTE_ARRAY values of PLAIN and dictionary-encoded pages are copied
-    # once, straight into one ByteArraysBuilder per chunk, and so are those
-    # of every page after (and, when it is made, before) the first of them:
-    # the chunk's values are then never joined.
+    # BYTE_ARRAY values of PLAIN pages are copied once, straight into one
+    # ByteArraysBuilder per chunk, and so are those of every page after (and,
+    # when it is made, before) the first of them: the chunk's values are then
+    # never joined. Chunks of dictionary indices only are gathered at the
+    # end, into arrays of the exact size.
 
     def _plain_binary(self, data: memoryview, count: int) -> _Built:
         arr, starts, lengths, _ = plain_byte_array_ranges(data, count)
@@ -429,12 +430,14 @@ class _ChunkReader:
         return _Built(builder)
 
     def _binary_part(self, part: ByteArrays | np.ndarray | _Indices) -> ByteArrays | np.ndarray | _Indices | _Built:
-        """``part`` appended to the chunk's builder, made now for indices into
-        BYTE_ARRAY values; other parts only join a builder that exists."""
-        indexes_binary = isinstance(part, _Indices) and isinstance(self.dictionary, ByteArrays)
-        if self._existing_builder() is None and not indexes_binary:
+        """``part`` appended to the chunk's builder if it has one, else ``part``
+        (indices into BYTE_ARRAY values checked now, so that a bad one names
+        its page even if a later page makes the builder)."""
+        builder = self._existing_builder()
+        if builder is None:
+            if isinstance(part, _Indices) and isinstance(self.dictionary, ByteArrays):
+                check_indices(part.indices, len(self.dictionary))
             return part
-        builder = self._builder()
         self._append(builder, part)
         return _Built(builder)
 
@@ -458,6 +461,16 @@ class _ChunkReader:
         else:
             builder.append(part)
 
+    def _gather_binary(self, parts: list[_Indices]) -> ByteArrays:
+        """The values the pages' indices pick from the BYTE_ARRAY dictionary,
+        gathered page by page into a buffer of the exact size."""
+        dictionary = self.dictionary
+        size = sum(dictionary.taken_size(p.indices) for p in parts)
+        builder = ByteArraysBuilder(sum(len(p.indices) for p in parts), size)
+        for part in parts:
+            gather_append(builder, dictionary, part.indices)
+        return builder.finish()
+
     def finish(self, declared: int) -> LeafData:
         self.flush()
         if self.num_values != declared:
@@ -473,6 +486,8 @@ class _ChunkReader:
             self.values = self.dictionary = None
             return _as_array(builder.finish())
         if parts and all(isinstance(p, _Indices) for p in parts):
+            if isinstance(self.dictionary, ByteArrays):
+                return _as_array(self._gather_binary(parts))
             indices = np.concatenate([p.indices for p in parts])
             return _as_array(gather(self.dictionary, indices))
         arrays = [_as_array(gather(self.dictionary, p.indices) if isinstance(p, _Indices) else p) for p in parts]

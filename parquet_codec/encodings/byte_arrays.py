@@ -115,7 +115,8 @@ class ByteArrays(NamedTuple):
         if width is not None:
             # Values of one length (a dictionary of codes, say) are rows of a
             # 2-D array, taken whole: a copy per row, no index per byte.
-            offsets = np.arange(len(idx) + 1, dtype=np.int64) * width
+            offsets = np.arange(len(idx) + 1, dtype=np.int64)
+            offsets *= width
             return ByteArrays(offsets, self._as_rows(width).take(idx, axis=0).reshape(-1))
         starts = self.offsets[:-1][idx]
         return ByteArrays(*gather_ranges(self.data, starts, self.offsets[1:][idx] - starts))
@@ -327,11 +328,12 @@ def _classes_pay(lengths: np.ndarray, total: int) -> bool:
 class ByteArraysBuilder:
     """ByteArrays appended part by part (a column chunk's pages), each part
     copied once, straight into place: :meth:`finish` joins nothing unless
-    the parts outgrew the first guess of their size."""
+    the parts outgrew the first guess of their size, or ``count`` values of
+    ``size`` bytes when those are given (then allocated exactly)."""
 
-    def __init__(self) -> None:
-        self._data = _Blocks(np.uint8)
-        self._offsets = _Blocks(np.int64)
+    def __init__(self, count: int = 0, size: int = 0) -> None:
+        self._data = _Blocks(np.uint8, size)
+        self._offsets = _Blocks(np.int64, count + 1 if count else 0)
         self._size = 0
 
     def append_ranges(self, data: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> None:
@@ -383,13 +385,15 @@ class ByteArraysBuilder:
 class _Blocks:
     """A 1-D array filled front to back in parts, none of which moves once
     written: a part that does not fit the current block starts a new one,
-    twice as large. The first block is guessed from the first part (as if
-    all were its size); :meth:`finish` trims it in place, or joins several."""
+    twice as large. The first block holds ``capacity`` slots, or is guessed
+    from the first part (as if all were its size); :meth:`finish` trims it
+    in place, or joins several."""
 
-    def __init__(self, dtype: type) -> None:
+    def __init__(self, dtype: type, capacity: int = 0) -> None:
         self._dtype = np.dtype(dtype)
         self.blocks: list[np.ndarray] = []
         self._used = 0  # slots filled in the last block
+        self._capacity = capacity  # of the first block, when known
 
     def claim(self, count: int, spare: int = 0) -> np.ndarray:
         """The next ``count`` slots, to be filled by the caller, and up to
@@ -406,7 +410,8 @@ class _Blocks:
             self.blocks[-1] = self.blocks[-1][: self._used]
             capacity = max(count, 2 * len(self.blocks[-1]))
         else:
-            capacity = max(count, min(count * _GUESSED_PARTS, _FIRST_BLOCK_BYTES // self._dtype.itemsize))
+            guess = self._capacity or min(count * _GUESSED_PARTS, _FIRST_BLOCK_BYTES // self._dtype.itemsize)
+            capacity = max(count, guess)
         self.blocks.append(np.empty(capacity, dtype=self._dtype))
         self._used = 0
 

@@ -64,7 +64,7 @@ def gather(dictionary_values: np.ndarray | ByteArrays, indices: np.ndarray) -> n
     or not below the dictionary size.
     """
     idx = np.asarray(indices)
-    _check_indices(idx, len(dictionary_values))
+    check_indices(idx, len(dictionary_values))
     if isinstance(dictionary_values, ByteArrays):
         _reserve_taken(dictionary_values, idx)
         return dictionary_values.take(idx)
@@ -76,7 +76,7 @@ def gather(dictionary_values: np.ndarray | ByteArrays, indices: np.ndarray) -> n
 def gather_append(builder: ByteArraysBuilder, dictionary_values: ByteArrays, indices: np.ndarray) -> None:
     """:func:`gather` from a BYTE_ARRAY dictionary, appended to ``builder``."""
     idx = np.asarray(indices)
-    _check_indices(idx, len(dictionary_values))
+    check_indices(idx, len(dictionary_values))
     _reserve_taken(dictionary_values, idx)
     builder.append_take(dictionary_values, idx)
 
@@ -90,14 +90,14 @@ def _reserve_taken(dictionary_values: ByteArrays, idx: np.ndarray) -> None:
 def gather_into(dictionary_values: np.ndarray, indices: np.ndarray, out: np.ndarray) -> None:
     """:func:`gather` from a 1-D dictionary, written into ``out`` (one slot per index)."""
     idx = np.asarray(indices)
-    _check_indices(idx, len(dictionary_values))
+    check_indices(idx, len(dictionary_values))
     if len(out) != idx.size:
         raise ValueError(f"out holds {len(out)} slots for {idx.size} indices")
     if idx.size:
         np.take(dictionary_values, idx, out=out, mode="clip")  # bounds checked above; "clip" is unbuffered
 
 
-def _check_indices(idx: np.ndarray, size: int) -> None:
+def check_indices(idx: np.ndarray, size: int) -> None:
     """Raise DecodingError naming the first index that is negative or not below ``size``."""
     if not idx.size:
         return
