@@ -17,6 +17,8 @@ wide) answers None, and the caller decodes stream by stream with
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from parquet_codec.encodings.bitpack import output_dtype, unpack
@@ -35,10 +37,68 @@ def decode_streams(data: np.ndarray, bounds: np.ndarray, counts: np.ndarray, bit
         return None
     if (np.diff(bounds) <= 0).any() or (counts <= 0).any():
         return None
+    found = _short_header_runs(data, bit_width)
+    if found is None or not len(found[0]) or found[0][-1] + found[-1][-1] != bounds[-1]:
+        found = _any_header_runs(data, bit_width)
+    path, hlen, packed, body, step = found
+    runs = _stream_runs(path, step, bounds)
+    if runs is None:
+        return None
+    take = _takes(np.where(packed, body * 8, body), runs, counts)
+    if take is None:
+        return None
+    if bit_width == 1:
+        return _materialize_bits(data, path + hlen, packed, take, int(counts.sum()), dtype or np.uint32)
+    return _materialize(data, path + hlen, packed, take, bit_width, dtype or output_dtype(bit_width))
+
+
+#: Where a header cannot start (or its run would pass the end): beyond any stream.
+_FAR = 1 << 62
+
+
+@functools.lru_cache(maxsize=8)
+def _steps_by_prefix(bit_width: int) -> np.ndarray:
+    """For every two-byte prefix (little-endian uint16), the bytes from a run
+    header starting with it to the next header; _FAR for a header longer than
+    two bytes. (Runs of up to 8191 values or groups have such short headers.)"""
+    prefix = np.arange(1 << 16, dtype=np.int64)
+    low, high = prefix & 0xFF, prefix >> 8
+    one = low < 0x80
+    value = np.where(one, low, (low & 0x7F) | (high & 0x7F) << 7)
+    steps = np.where(one, 1, 2) + np.where(value & 1, (value >> 1) * bit_width, (bit_width + 7) // 8)
+    steps[~one & (high >= 0x80)] = _FAR
+    return steps
+
+
+def _short_header_runs(data: np.ndarray, bit_width: int) -> tuple[np.ndarray, ...] | None:
+    """The run chain from position 0 (header positions, header lengths, bit-packed
+    flags, header bodies, bytes to the next header), read through a table of
+    two-byte prefixes; it stops early (and is rejected) at a longer header,
+    which only runs of over 8191 values or groups need."""
+    n = len(data)
+    padded = np.zeros(n + 2, dtype=np.uint8)  # reading two bytes at the last position
+    padded[:n] = data
+    prefix = padded[: n + 1].astype(np.uint16)
+    prefix |= padded[1 : n + 2].astype(np.uint16) << 8
+    ahead = _steps_by_prefix(bit_width).take(prefix)
+    ahead[:n] += np.arange(n, dtype=np.int64)
+    nxt = np.minimum(ahead, n)
+    nxt[n] = n
+    path = _chain(nxt, None, n, _UNBOUNDED)
+    if not len(path):
+        return None
+    heads = prefix.take(path).astype(np.int64)
+    one = (heads & 0x80) == 0  # the first byte's top bit says whether a second follows
+    value = np.where(one, heads & 0x7F, (heads & 0x7F) | ((heads >> 8) & 0x7F) << 7)
+    return path, 2 - one, (value & 1).astype(np.bool_), value >> 1, ahead.take(path) - path
+
+
+def _any_header_runs(data: np.ndarray, bit_width: int) -> tuple[np.ndarray, ...]:
+    """:func:`_short_header_runs` for headers of any length (ULEB128 at every position)."""
+    n = len(data)
     value, hlen = _varints(data)
     packed = (value & 1).astype(np.bool_)
     body = value >> 1
-    # Bytes from each position to the header after the run it would start.
     value_bytes = (bit_width + 7) // 8
     step = hlen + value_bytes + packed * (body * bit_width - value_bytes)  # arithmetic: masks are slow
     nxt = np.empty(n + 1, dtype=np.int64)
@@ -46,23 +106,16 @@ def decode_streams(data: np.ndarray, bounds: np.ndarray, counts: np.ndarray, bit
     nxt[n] = n
     np.minimum(nxt, n, out=nxt)
     nxt[:n][hlen == 0] = n  # no header can start here: the chain ends (and is rejected) if it gets here
+    step[hlen == 0] = _FAR
     path = _chain(nxt, None, n, _UNBOUNDED)
-    runs = _stream_runs(path, hlen, step, bounds)
-    if runs is None:
-        return None
-    packed, hlen, body = packed[path], hlen[path], body[path]
-    take = _takes(np.where(packed, body * 8, body), runs, counts)
-    if take is None:
-        return None
-    if bit_width == 1:
-        return _materialize_bits(data, path, hlen, packed, take, int(counts.sum()), dtype or np.uint32)
-    return _materialize(data, path, hlen, packed, take, bit_width, dtype or output_dtype(bit_width))
+    return path, hlen[path], packed[path], body[path], step[path]
 
 
-def _stream_runs(path: np.ndarray, hlen: np.ndarray, step: np.ndarray, bounds: np.ndarray) -> np.ndarray | None:
+def _stream_runs(path: np.ndarray, step: np.ndarray, bounds: np.ndarray) -> np.ndarray | None:
     """Index in ``path`` of each stream's first run, provided the chain is made
-    of well-formed headers, ends exactly at the end and passes every stream start."""
-    if not len(path) or (hlen[path] == 0).any() or path[-1] + step[path[-1]] != bounds[-1]:
+    of well-formed headers (``step`` < _FAR), ends exactly at the end and
+    passes every stream start."""
+    if not len(path) or path[-1] + step[-1] != bounds[-1]:
         return None
     first = np.searchsorted(path, bounds[:-1])
     if (first >= len(path)).any() or (path[first] != bounds[:-1]).any():
@@ -84,10 +137,9 @@ def _takes(covers: np.ndarray, first: np.ndarray, counts: np.ndarray) -> np.ndar
     return take
 
 
-def _materialize(data: np.ndarray, path: np.ndarray, hlen: np.ndarray, packed: np.ndarray, take: np.ndarray,
-                 bit_width: int, dtype: type) -> np.ndarray | None:
-    payload = path + hlen
-    values = np.zeros(len(path), dtype=np.uint64)
+def _materialize(data: np.ndarray, payload: np.ndarray, packed: np.ndarray, take: np.ndarray, bit_width: int,
+                 dtype: type) -> np.ndarray | None:
+    values = np.zeros(len(payload), dtype=np.uint64)
     rle = ~packed
     values[rle] = _little_endian(data, payload[rle], (bit_width + 7) // 8)
     if (values >= (1 << bit_width)).any():
@@ -98,64 +150,83 @@ def _materialize(data: np.ndarray, path: np.ndarray, hlen: np.ndarray, packed: n
     return out
 
 
-def _materialize_bits(data: np.ndarray, path: np.ndarray, hlen: np.ndarray, packed: np.ndarray,
-                      take: np.ndarray, count: int, dtype: type) -> np.ndarray | None:
+def _materialize_bits(data: np.ndarray, payload: np.ndarray, packed: np.ndarray, take: np.ndarray, count: int,
+                      dtype: type) -> np.ndarray | None:
     """:func:`_materialize` for width 1, where every value is a bit: the runs
     are laid into one LSB-first bitmap, a byte per 8 values, and unpacked once
     at the end. A bit-packed run's bytes land ``start % 8`` bits into their
-    first byte; an RLE run of ones sets its bit range. Runs own disjoint bits,
-    so the bytes they share are summed (``np.bincount``) to combine them.
+    first byte; an RLE run of ones sets its bit range.
 
     (Selections go through index arrays: numpy's boolean indexing is several
     times slower on masks as irregular as run kinds.)"""
-    payload = path + hlen
     start = np.cumsum(take) - take  # first value (bit) of each run
     bp, rle = np.flatnonzero(packed), np.flatnonzero(~packed)
     repeated = data.take(payload.take(rle))
     if len(repeated) and repeated.max() > 1:
         return None
-    size = (count + 7) // 8 + 1
-    index, weight = _packed_bits(data, payload.take(bp), start.take(bp), take.take(bp))
+    bitmap = np.zeros((count + 7) // 8 + 1, dtype=np.uint8)
+    _lay_packed(bitmap, data, payload.take(bp), start.take(bp), take.take(bp))
     ones = np.compress(repeated.view(np.bool_), rle)
-    fill_index, fill_weight, full = _set_bits(start.take(ones), take.take(ones), size)
-    bitmap = np.bincount(np.concatenate((index, fill_index)), np.concatenate((weight, fill_weight)),
-                         minlength=size).astype(np.uint8)
-    bitmap |= full.view(np.uint8) * np.uint8(0xFF)
+    _set_bits(bitmap, start.take(ones), take.take(ones))
     return np.unpackbits(bitmap, count=count, bitorder="little").astype(dtype, copy=False)
 
 
-def _packed_bits(data: np.ndarray, payload: np.ndarray, start: np.ndarray, take: np.ndarray
-                 ) -> tuple[np.ndarray, np.ndarray]:
-    """Bitmap byte and bits contributed by each byte of the bit-packed runs read
-    (``take`` values from ``payload``, to bit ``start``): a byte shifted by
-    ``start % 8`` spills into the next one."""
+def _lay_packed(bitmap: np.ndarray, data: np.ndarray, payload: np.ndarray, start: np.ndarray, take: np.ndarray
+                ) -> None:
+    """Write the bit-packed runs read (``take`` values from ``payload``) at bits
+    ``start`` of ``bitmap`` (zero there): a byte shifted by ``start % 8``
+    spills into the next bitmap byte.
+
+    The bitmap bytes the source bytes start in are all different, but for the
+    last byte of a run that stops inside it (a stream's last) and the first
+    of the next run; so the low halves are assigned, the high halves OR-ed
+    after, and only those shared bytes go through ``np.bitwise_or.at``."""
     nbytes = (take + 7) >> 3
-    src = _spans(payload, nbytes)
     first = np.cumsum(nbytes) - nbytes
-    bits = data.take(src).astype(np.int64)
-    partial = np.flatnonzero(take & 7)  # the last run of a stream may stop inside a byte: drop the rest
-    bits[(first + nbytes - 1).take(partial)] &= (1 << (take.take(partial) & 7)) - 1
-    dest = np.repeat(start - 8 * first, nbytes) + 8 * np.arange(len(src), dtype=np.int64)
-    shifted = bits << (dest & 7)
+    ramp = np.arange(int(nbytes.sum()), dtype=np.int64)
+    bits = data.take(np.repeat(payload - first, nbytes) + ramp)
+    dest = np.repeat(start - 8 * first, nbytes)
+    dest += ramp << 3
     at = dest >> 3
-    return np.concatenate((at, at + 1)), np.concatenate((shifted & 0xFF, shifted >> 8)).astype(np.float64)
+    shifted = bits.astype(np.uint16) << (dest & 7).astype(np.uint16)
+    partial = np.flatnonzero(take & 7)  # stops inside its last byte: drop the bits after
+    if len(partial):
+        last = (first + nbytes - 1).take(partial)
+        shifted[last] &= (np.uint16(1) << (take.take(partial) & 7) + (dest.take(last) & 7)).astype(np.uint16) - 1
+        spare = np.flatnonzero(last + 1 < len(at))
+        if len(spare) and (at.take(last.take(spare) + 1) == at.take(last.take(spare))).any():
+            np.bitwise_or.at(bitmap, at, shifted.astype(np.uint8))
+            np.bitwise_or.at(bitmap, at + 1, (shifted >> 8).astype(np.uint8))
+            return
+    bitmap[at] = shifted.astype(np.uint8)
+    bitmap[at + 1] |= (shifted >> 8).astype(np.uint8)
 
 
-def _set_bits(start: np.ndarray, length: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Bits ``[start, start + length)`` of a ``size``-byte bitmap, for disjoint
-    non-empty ranges: (edge bytes, their bits) to add, and a mask of the bytes set whole."""
+def _set_bits(bitmap: np.ndarray, start: np.ndarray, length: np.ndarray) -> None:
+    """Set bits ``[start, start + length)`` of ``bitmap``, for disjoint non-empty
+    ranges in order: their first and last bytes by OR, the bytes between
+    (which no other range touches) through a running sum of range edges."""
     stop = start + length - 1  # last bit
     first, last = start >> 3, stop >> 3
-    head = (0xFF << (start & 7)) & 0xFF
-    tail = (2 << (stop & 7)) - 1
+    head = ((0xFF << (start & 7)) & 0xFF).astype(np.uint8)
+    tail = ((2 << (stop & 7)) - 1).astype(np.uint8)
     one = first == last
-    head &= np.where(one, tail, 0xFF)
+    head &= np.where(one, tail, np.uint8(0xFF))
     apart = np.flatnonzero(~one)
-    edges = np.concatenate((first, last.take(apart)))
-    bits = np.concatenate((head, tail.take(apart))).astype(np.float64)
+    firsts, lasts = first, last.take(apart)
+    if (len(firsts) > 1 and (firsts[1:] == firsts[:-1]).any()) or (len(lasts) > 1 and (lasts[1:] == lasts[:-1]).any()):
+        np.bitwise_or.at(bitmap, firsts, head)  # ranges of less than a byte share one
+        np.bitwise_or.at(bitmap, lasts, tail.take(apart))
+    else:
+        bitmap[firsts] |= head
+        bitmap[lasts] |= tail.take(apart)
     inner = np.flatnonzero(last - first > 1)
-    runs = np.bincount(first.take(inner) + 1, minlength=size + 1) - np.bincount(last.take(inner), minlength=size + 1)
-    return edges, bits, np.cumsum(runs[:size]) > 0
+    if len(inner):
+        edges = np.zeros(len(bitmap) + 1, dtype=np.int8)
+        edges[first.take(inner) + 1] = 1
+        edges[last.take(inner)] = -1
+        full = np.cumsum(edges[:-1], dtype=np.int8)
+        bitmap |= np.negative(full).view(np.uint8)
 
 
 def _unpack_runs(data: np.ndarray, starts: np.ndarray, take: np.ndarray, bit_width: int) -> np.ndarray:
