@@ -30,7 +30,7 @@ from parquet_codec.encodings import (
     gather,
 )
 from parquet_codec.encodings.byte_arrays import ByteArraysBuilder
-from parquet_codec.encodings.dictionary import check_indices, gather_append, gather_into
+from parquet_codec.encodings.dictionary import IndexPages, check_indices, gather_append
 from parquet_codec.encodings.plain import decode_plain_into, plain_byte_array_ranges, plain_dtype
 from parquet_codec.encodings.rle_batch import decode_streams
 from parquet_codec.errors import CorruptFileError, DecodingError, ParquetError, UnsupportedError
@@ -180,6 +180,8 @@ def _check_meta(meta: ColumnMetaData, leaf: SchemaNode) -> None:
 # per-page cost. Larger batches measured slower again (arrays leave the cache).
 _BATCH_LEVELS = 1 << 19
 _BATCH_BYTES = 4 * 2**20
+# Dictionary indices are decoded (encodings.dictionary.IndexPages) this many at a time.
+_BATCH_INDICES = 1 << 19
 
 # A preallocated value buffer is only sized from a chunk's declared value count
 # when that count is plausible for its bytes; beyond this expansion (possible
@@ -252,6 +254,7 @@ class _ChunkReader:
         self.reps: list[np.ndarray] = []
         self.values: list[np.ndarray | ByteArrays | _Indices] = []
         self.buffer = buffer
+        self.index_pages = IndexPages()  # dictionary-encoded pages whose slots in ``buffer`` are claimed
         self.pending: list[tuple[RawPage, PageSections]] = []
         self.pending_bytes = self.pending_levels = 0
         self.data_pages = 0
@@ -301,12 +304,20 @@ class _ChunkReader:
             self.defs.append(data_page.def_levels)
         if data_page.rep_levels is not None:
             self.reps.append(data_page.rep_levels)
-        self._add_values(data_page, count)
+        self._add_values(page, data_page, count)
         self.num_values += data_page.num_values
 
-    def _add_values(self, page: DataPage | PageSections, count: int) -> None:
+    def _add_values(self, raw: RawPage, page: DataPage | PageSections, count: int) -> None:
         if self.buffer is None:
             self.values.append(self._decode_values(page, count))
+        elif page.encoding in _DICTIONARY_ENCODINGS:
+            if self.dictionary is None:
+                raise CorruptFileError("dictionary-encoded page without a dictionary page")
+            start = self.buffer.filled
+            self.buffer.take(count)
+            self.index_pages.add(page.values, count, start, {"page": raw.ordinal, "file_offset": raw.offset})
+            if self.index_pages.count >= _BATCH_INDICES:
+                self.index_pages.gather_into(self.dictionary, self.buffer.array)
         else:
             self._decode_into(page, self.buffer.take(count))
 
@@ -335,7 +346,7 @@ class _ChunkReader:
             count = int(np.count_nonzero(present[start : start + levels]))
             start += levels
             try:
-                self._add_values(sections, count)
+                self._add_values(page, sections, count)
             except ParquetError as exc:
                 exc.add_context(page=page.ordinal, file_offset=page.offset)
                 raise
@@ -376,12 +387,9 @@ class _ChunkReader:
         return True
 
     def _decode_into(self, page: DataPage | PageSections, slot: np.ndarray) -> None:
-        """Decode the page's ``len(slot)`` non-null values into ``slot``."""
-        if page.encoding in _DICTIONARY_ENCODINGS:
-            if self.dictionary is None:
-                raise CorruptFileError("dictionary-encoded page without a dictionary page")
-            gather_into(self.dictionary, decode_indices(page.values, len(slot))[0], slot)
-        elif page.encoding == Encoding.PLAIN:
+        """Decode the page's ``len(slot)`` non-null values into ``slot`` (not
+        dictionary-encoded ones: see :meth:`_add_values`)."""
+        if page.encoding == Encoding.PLAIN:
             decode_plain_into(page.values, self.leaf.physical_type, slot)
         else:
             values = self._decode_values(page, len(slot))
@@ -473,6 +481,8 @@ class _ChunkReader:
 
     def finish(self, declared: int) -> LeafData:
         self.flush()
+        if self.index_pages.count:
+            self.index_pages.gather_into(self.dictionary, self.buffer.array)
         if self.num_values != declared:
             raise CorruptFileError(f"pages hold {self.num_values} values, the column chunk declares {declared}")
         defs = _join_levels(self.defs) if self.leaf.max_definition_level else None

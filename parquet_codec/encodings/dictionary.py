@@ -11,8 +11,9 @@ import numpy as np
 
 from parquet_codec.encodings.byte_arrays import ByteArrays, ByteArraysBuilder
 from parquet_codec.encodings.rle import RleBitPackedHybrid
+from parquet_codec.encodings.rle_batch import decode_parsed_streams
 from parquet_codec.encodings.varint import Buffer, decoding_error, views
-from parquet_codec.errors import DecodingError
+from parquet_codec.errors import DecodingError, ParquetError
 from parquet_codec.limits import reserve, reserve_items
 
 _ENCODING = "RLE_DICTIONARY"
@@ -36,6 +37,68 @@ def decode_indices(data: Buffer, count: int, *, offset: int = 0) -> tuple[np.nda
         raise decoding_error(_ENCODING, f"index bit width {bit_width} > {MAX_INDEX_BIT_WIDTH}", offset)
     indices, consumed = RleBitPackedHybrid.decode(data, bit_width, count, offset=offset + 1)
     return indices.view(np.int32), consumed + 1
+
+
+class IndexPages:
+    """The index streams of a chunk's pages, held until :meth:`gather_into`
+    decodes them together: per page, the fixed cost of unpacking exceeds the
+    work (a page commonly holds 20,000 indices). Each page's values fill its
+    own slots ``out[start : start + count]``; errors name the page's
+    ``context`` (see ParquetError.add_context)."""
+
+    def __init__(self) -> None:
+        self.pages: list[tuple[Buffer, int, int, dict]] = []
+        self.count = 0
+
+    def add(self, data: Buffer, count: int, start: int, context: dict) -> None:
+        self.pages.append((data, count, start, context))
+        self.count += count
+
+    def gather_into(self, dictionary_values: np.ndarray, out: np.ndarray) -> None:
+        """Write every held page's values into ``out`` and forget the pages."""
+        pages, self.pages, self.count = self.pages, [], 0
+        for width, group in _runs_of_pages(pages):
+            indices = _decode_together(group, width, len(dictionary_values))
+            if indices is None:  # one page, or one that is malformed: page by page, naming it
+                for data, count, start, context in group:
+                    try:
+                        gather_into(dictionary_values, decode_indices(data, count)[0], out[start : start + count])
+                    except ParquetError as exc:
+                        raise exc.add_context(**context) from None
+                continue
+            start = group[0][2]
+            if len(indices):
+                np.take(dictionary_values, indices, out=out[start : start + len(indices)], mode="clip")
+
+
+def _runs_of_pages(pages: list[tuple[Buffer, int, int, dict]]) -> list[tuple[int, list]]:
+    """``pages`` cut where the index bit width changes or the slots stop being
+    contiguous, each run with its width (-1: no width byte, or no values)."""
+    groups: list[tuple[int, list]] = []
+    key = None
+    for page in pages:
+        data, count, start, _ = page
+        width = views(data)[0][0] if count and len(data) else -1
+        if not groups or (width, start) != key:
+            groups.append((width, []))
+        groups[-1][1].append(page)
+        key = (width, start + count)
+    return groups
+
+
+def _decode_together(group: list, width: int, size: int) -> np.ndarray | None:
+    """The indices of the pages of ``group`` (of index bit width ``width``,
+    contiguous slots), checked against a dictionary of ``size`` values; None
+    when they are not worth decoding together or do not decode (the caller
+    retries page by page)."""
+    if len(group) < 2 or not 1 <= width <= MAX_INDEX_BIT_WIDTH:
+        return None
+    try:
+        indices = decode_parsed_streams([(data, 1, count) for data, count, _, _ in group], width).view(np.int32)
+        check_indices(indices, size)
+    except ParquetError:
+        return None
+    return indices
 
 
 def index_bit_width(dict_size: int) -> int:

@@ -13,6 +13,11 @@ ending exactly at its end, none of them after the one holding its last
 value. Anything else (truncated or trailing runs, bad headers, values too
 wide) answers None, and the caller decodes stream by stream with
 :class:`.rle.RleBitPackedHybrid`, which reports the exact error.
+
+Streams of few long runs (dictionary indices) are better served by
+:func:`decode_parsed_streams`: their headers are read stream by stream, as
+:class:`.rle.RleBitPackedHybrid` reads them, and only the unpacking, whose
+fixed cost is the larger, is done once for all of them.
 """
 
 from __future__ import annotations
@@ -22,7 +27,15 @@ import functools
 import numpy as np
 
 from parquet_codec.encodings.bitpack import output_dtype, unpack
-from parquet_codec.encodings.rle import _UNBOUNDED, _chain, _little_endian, _varints
+from parquet_codec.encodings.rle import (
+    _UNBOUNDED,
+    _chain,
+    _join_ranges,
+    _little_endian,
+    _parse_runs,
+    _varints,
+)
+from parquet_codec.encodings.varint import Buffer, views
 
 
 def decode_streams(data: np.ndarray, bounds: np.ndarray, counts: np.ndarray, bit_width: int,
@@ -229,13 +242,42 @@ def _set_bits(bitmap: np.ndarray, start: np.ndarray, length: np.ndarray) -> None
         bitmap |= np.negative(full).view(np.uint8)
 
 
+def decode_parsed_streams(streams: list[tuple[Buffer, int, int]], bit_width: int) -> np.ndarray:
+    """The values of the streams ``(data, offset, count)`` of one width (1..32),
+    concatenated: the runs of each are read as RleBitPackedHybrid.decode reads
+    them (raising its DecodingError for a malformed one), then all the values
+    are laid out together."""
+    pieces, columns, base = [], {name: [] for name in ("lengths", "values", "packed", "packed_starts")}, 0
+    for data, offset, count in streams:
+        mv, arr = views(data)
+        runs, stop = _parse_runs(mv, bit_width, count, offset)
+        pieces.append(arr[offset:stop])
+        for name, parts in columns.items():
+            parts.append(runs.column(name))
+        columns["packed_starts"][-1] += base - offset
+        base += stop - offset
+    # Zeros after the last stream: its last run's whole last group is read (and the surplus dropped).
+    pieces.append(np.zeros((bit_width + 7) // 8 * 8, dtype=np.uint8))
+    lengths, values, packed, starts = (np.concatenate(parts) for parts in columns.values())
+    packed = packed.astype(np.bool_)
+    dtype = output_dtype(bit_width)
+    unpacked = _unpack_runs(np.concatenate(pieces), starts, lengths[packed], bit_width)
+    if len(unpacked) == int(lengths.sum()):  # bit-packed runs only
+        return unpacked.astype(dtype, copy=False)
+    out = np.repeat(values.astype(dtype), lengths)
+    out[np.repeat(packed, lengths)] = unpacked
+    return out
+
+
 def _unpack_runs(data: np.ndarray, starts: np.ndarray, take: np.ndarray, bit_width: int) -> np.ndarray:
     """The first ``take[i]`` values of each bit-packed run whose data starts at
-    ``starts[i]``, concatenated. Whole groups of 8 are unpacked; the unread
-    tail of a group (at most one per stream) is dropped afterwards."""
+    ``starts[i]``, concatenated. Whole groups of 8 are unpacked (they must lie
+    inside ``data``); the unread tail of a group (a stream's last) is dropped
+    afterwards."""
+    if not len(take):
+        return np.zeros(0, dtype=output_dtype(bit_width))
     groups = -(-take // 8)
-    unpacked = unpack(data[_in_ranges(len(data), starts, starts + groups * bit_width)], bit_width,
-                      int(groups.sum()) * 8)
+    unpacked = unpack(_join_ranges(data, starts, groups * bit_width), bit_width, int(groups.sum()) * 8)
     cut = np.flatnonzero(take != groups * 8)
     if not len(cut):
         return unpacked
@@ -244,15 +286,9 @@ def _unpack_runs(data: np.ndarray, starts: np.ndarray, take: np.ndarray, bit_wid
     return np.delete(unpacked, _spans(tail_end - tail_len, tail_len))
 
 
-def _in_ranges(size: int, starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
-    """Bool mask of ``size`` positions: inside some ``[starts[i], stops[i])`` (disjoint ranges)."""
-    edges = np.bincount(starts, minlength=size + 1) - np.bincount(stops, minlength=size + 1)
-    return np.cumsum(edges[:size]) > 0
-
-
 def _spans(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     first = np.cumsum(lengths) - lengths
     return np.repeat(starts - first, lengths) + np.arange(int(lengths.sum()), dtype=np.int64)
 
 
-__all__ = ["decode_streams"]
+__all__ = ["decode_parsed_streams", "decode_streams"]

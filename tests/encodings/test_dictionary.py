@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from parquet_codec.encodings.byte_arrays import ByteArrays, ByteArraysBuilder
 from parquet_codec.encodings.dictionary import (
+    IndexPages,
     decode_indices,
     encode_indices,
     gather,
@@ -106,3 +107,48 @@ def test_dictionary_page_is_plain():
 def test_encode_rejects_out_of_range():
     with pytest.raises(ValueError):
         encode_indices([3], 3)
+
+
+# --- index pages decoded together ---------------------------------------------
+
+def _held(pages: list[tuple[bytes, int]], gaps: dict[int, int] | None = None) -> tuple[IndexPages, int]:
+    held, start = IndexPages(), 0
+    for i, (data, count) in enumerate(pages):
+        start += (gaps or {}).get(i, 0)
+        held.add(data, count, start, {"page": i})
+        start += count
+    return held, start
+
+
+def test_index_pages_fill_their_slots_across_widths_and_gaps():
+    rng = np.random.default_rng(3)
+    dictionary = rng.standard_normal(300)
+    pages, values = [], []
+    for size in (300, 300, 300, 100, 100, 300, 0, 300):  # width 9, 9, 9, 7, 7, 9, (none), 9
+        count = int(rng.integers(1, 3000)) if size else 0
+        idx = rng.integers(0, max(size, 1), count)
+        pages.append((encode_indices(idx, max(size, 1)), count))
+        values.append(dictionary[idx])
+    # Page 5's slots do not follow page 4's: another page's values lie between.
+    held, total = _held(pages, {5: 10})
+    out = np.full(total, -1.0)
+    held.gather_into(dictionary, out)
+    gap = sum(len(v) for v in values[:5])
+    np.testing.assert_array_equal(out[:gap], np.concatenate(values[:5]))
+    np.testing.assert_array_equal(out[gap : gap + 10], -1.0)
+    np.testing.assert_array_equal(out[gap + 10 :], np.concatenate(values[5:]))
+    assert held.count == 0 and not held.pages
+
+
+def test_index_pages_name_the_page_of_a_bad_index():
+    pages = [(encode_indices(np.arange(200) % 50, 50), 200) for _ in range(4)]
+    pages[2] = (encode_indices(np.arange(200) % 64, 64), 200)  # same width (6 bits), indices up to 63
+    held, total = _held(pages)
+    with pytest.raises(DecodingError, match="out of range") as err:
+        held.gather_into(np.arange(50.0), np.zeros(total))
+    assert err.value.context["page"] == 2
+    pages[3] = (pages[3][0][:10], 200)  # truncated
+    held, total = _held(pages[:2] + pages[3:])
+    with pytest.raises(DecodingError) as err:
+        held.gather_into(np.arange(50.0), np.zeros(total))
+    assert err.value.context["page"] == 2
