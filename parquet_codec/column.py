@@ -46,6 +46,7 @@ from parquet_codec.format.ttypes import (
 from parquet_codec.io import ByteSource
 from parquet_codec.levels import LEVEL_DTYPE, LeafData
 from parquet_codec.limits import reserve_items
+from parquet_codec.memory import default_pool
 from parquet_codec.page import (
     DataPage,
     PageSections,
@@ -236,7 +237,7 @@ def _value_buffer(leaf: SchemaNode, capacity: int, chunk_bytes: int, out: np.nda
     if capacity * dtype.itemsize > _MAX_EXPANSION * chunk_bytes + 2**20:
         return None
     reserve_items(capacity, dtype.itemsize, f"{capacity} {Type._VALUES_TO_NAMES.get(leaf.physical_type)} values")
-    return _ValueBuffer(np.empty(capacity, dtype=dtype))
+    return _ValueBuffer(default_pool().empty(capacity, dtype))
 
 
 class _ChunkReader:

@@ -25,6 +25,7 @@ from parquet_codec.format.ttypes import ColumnIndex, ColumnMetaData, OffsetIndex
 from parquet_codec.io import ByteSource, Source, open_source
 from parquet_codec.levels import assemble
 from parquet_codec.limits import memory_budget, reserve_items
+from parquet_codec.memory import default_pool
 from parquet_codec.metadata import FileMetadata, read_footer
 from parquet_codec.nested import PRIMITIVE
 from parquet_codec.offset_index import read_offset_index
@@ -132,7 +133,7 @@ class ParquetFile:
             if stored is None or rows * dtype.itemsize > _MAX_EXPANSION * min(stored, self._source.size) + 2**20:
                 continue
             reserve_items(rows, dtype.itemsize, f"column {field.name!r} of {rows} rows")
-            buffers[field.name] = np.empty(rows, dtype=dtype)
+            buffers[field.name] = default_pool().empty(rows, dtype)
         return buffers
 
     def iter_batches(

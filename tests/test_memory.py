@@ -1,0 +1,97 @@
+"""The pool reads allocate their large arrays from (parquet_codec.memory)."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+import parquet_codec as pc
+from parquet_codec.memory import MIN_POOLED_BYTES, BufferPool, default_pool
+
+N = MIN_POOLED_BYTES // 8 * 2  # int64 items: large enough to be pooled
+
+
+def _address(array: np.ndarray) -> int:
+    return array.__array_interface__["data"][0]
+
+
+def test_an_array_is_reused_only_once_nothing_refers_to_it():
+    pool = BufferPool()
+    first = pool.empty(N, np.int64)
+    where = _address(first)
+    assert _address(pool.empty(N, np.int64)) != where  # still held by `first`
+    view, exported = first[10:], memoryview(first)
+    del first
+    assert _address(pool.empty(N, np.int64)) != where  # a view keeps the memory in use
+    del view
+    assert _address(pool.empty(N, np.int64)) != where  # and so does a buffer export
+    del exported
+    again = pool.empty(N, np.float64)
+    assert _address(again) == where and again.dtype == np.float64 and len(again) == N
+
+
+def test_sizes_capacity_and_release():
+    pool = BufferPool(capacity=3 * N * 8)
+    small = pool.empty(10, np.int64)
+    assert pool.bytes_held() == 0 and len(small) == 10  # left to malloc
+    a = pool.empty(N, np.int64)
+    where = _address(a)
+    del a
+    assert _address(pool.empty(N // 2, np.int64)) != where  # far smaller: not served by a large array
+    assert _address(pool.empty(N - N // 8, np.int64)) == where  # a little smaller: served
+    held = [pool.empty(N, np.int64) for _ in range(3)]
+    assert pool.bytes_held() <= pool.capacity  # the fourth array is not kept
+    del held
+    pool.release_unused()
+    assert pool.bytes_held() == 0
+    assert BufferPool(capacity=0).empty(N, np.int64).base is None  # pooling off: plain numpy arrays
+
+
+def test_arrow_zero_copy_keeps_the_memory(tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    pool = BufferPool()
+    values = pool.empty(N, np.int64)
+    values[:] = np.arange(N)
+    arrow = pa.array(values)  # zero-copy
+    del values
+    pool.empty(N, np.int64)[:] = -1
+    assert arrow.to_numpy()[:5].tolist() == [0, 1, 2, 3, 4]
+
+
+def test_tables_read_earlier_keep_their_values(tmp_path):
+    rng = np.random.default_rng(0)
+    first = {"a": rng.integers(0, 1 << 40, 1 << 18), "s": [f"v{i}" for i in range(1 << 16)] * 4}
+    second = {"a": rng.integers(0, 1 << 40, 1 << 18), "s": [f"w{i}" for i in range(1 << 16)] * 4}
+    paths = []
+    for i, data in enumerate((first, second)):
+        paths.append(tmp_path / f"{i}.parquet")
+        pc.write_table(pc.Table.from_pydict(data), paths[-1], use_dictionary=False)
+    kept = pc.read_table(paths[0])
+    for _ in range(3):
+        pc.read_table(paths[1])  # reuses what it freed, never what `kept` holds
+    np.testing.assert_array_equal(kept.column("a").array.values, first["a"])
+    assert kept.column("s").to_pylist()[-3:] == first["s"][-3:]
+    assert default_pool().bytes_held() > 0
+
+
+def test_threads_never_share_an_array():
+    pool = BufferPool()
+    seen: list[int] = []
+    errors: list[str] = []
+
+    def work(tag: int) -> None:
+        for _ in range(50):
+            array = pool.empty(N, np.int64)
+            array.fill(tag)
+            if not (array == tag).all():
+                errors.append("shared")
+            seen.append(_address(array))
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and len(set(seen)) <= 8
