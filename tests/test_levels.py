@@ -535,3 +535,13 @@ def test_converted_type_only_schema_roundtrip():
     field = S.Schema.from_elements(elements).fields[0]
     assert field.kind == "list" and field.element.node.logical_type == LogicalType(STRING=StringType())
     roundtrip(field, [["a", None], None])
+
+
+def test_lists_reached_matches_searchsorted():
+    from parquet_codec.levels import _lists_reached
+
+    rng = np.random.default_rng(0)
+    for lists in range(7):  # comparisons up to 4 lists, searchsorted beyond
+        entries = np.sort(rng.choice(np.arange(1, 12), lists, replace=False))
+        defs = rng.integers(0, 13, 500).astype(np.int16)
+        np.testing.assert_array_equal(_lists_reached(entries, defs), np.searchsorted(entries, defs, side="right"))
