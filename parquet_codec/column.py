@@ -63,11 +63,24 @@ from parquet_codec.schema import SchemaNode
 _DICTIONARY_ENCODINGS = (Encoding.PLAIN_DICTIONARY, Encoding.RLE_DICTIONARY)
 
 
-@dataclass
 class _Indices:
-    """Dictionary indices of one page, gathered once all pages are read."""
+    """Dictionary indices of consecutive pages, decoded together (IndexPages)
+    when first needed, and gathered once all pages are read."""
 
-    indices: np.ndarray
+    def __init__(self, size: int, indices: np.ndarray | None = None) -> None:
+        self.size = size  # of the dictionary
+        self.pages = IndexPages()
+        self._indices = indices
+
+    def holds_more(self) -> bool:
+        """Whether pages may still be added (nothing decoded yet, room left)."""
+        return self._indices is None and self.pages.count < _BATCH_INDICES
+
+    @property
+    def indices(self) -> np.ndarray:
+        if self._indices is None:
+            self._indices = self.pages.decode(self.size)
+        return self._indices
 
 
 @dataclass
@@ -309,16 +322,27 @@ class _ChunkReader:
         self.num_values += data_page.num_values
 
     def _add_values(self, raw: RawPage, page: DataPage | PageSections, count: int) -> None:
-        if self.buffer is None:
-            self.values.append(self._decode_values(page, count))
-        elif page.encoding in _DICTIONARY_ENCODINGS:
+        """Decode the page's values, or hold its dictionary indices to decode with the next pages'."""
+        if page.encoding in _DICTIONARY_ENCODINGS:
             if self.dictionary is None:
                 raise CorruptFileError("dictionary-encoded page without a dictionary page")
-            start = self.buffer.filled
-            self.buffer.take(count)
-            self.index_pages.add(page.values, count, start, {"page": raw.ordinal, "file_offset": raw.offset})
-            if self.index_pages.count >= _BATCH_INDICES:
-                self.index_pages.gather_into(self.dictionary, self.buffer.array)
+            context = {"page": raw.ordinal, "file_offset": raw.offset}
+            if self.buffer is not None:
+                start = self.buffer.filled
+                self.buffer.take(count)
+                self.index_pages.add(page.values, count, start, context)
+                if self.index_pages.count >= _BATCH_INDICES:
+                    self.index_pages.gather_into(self.dictionary, self.buffer.array)
+                return
+            if self._existing_builder() is None:
+                held = self.values[-1] if self.values else None
+                if not (isinstance(held, _Indices) and held.holds_more()):
+                    held = _Indices(len(self.dictionary))
+                    self.values.append(held)
+                held.pages.add(page.values, count, held.pages.count, context)
+                return
+        if self.buffer is None:
+            self.values.append(self._decode_values(page, count))
         else:
             self._decode_into(page, self.buffer.take(count))
 
@@ -406,7 +430,7 @@ class _ChunkReader:
         if encoding in _DICTIONARY_ENCODINGS:
             if self.dictionary is None:
                 raise CorruptFileError("dictionary-encoded page without a dictionary page")
-            return self._binary_part(_Indices(decode_indices(data, count)[0]))
+            return self._binary_part(_Indices(len(self.dictionary), decode_indices(data, count)[0]))
         if encoding == Encoding.PLAIN and physical == Type.BYTE_ARRAY:
             return self._plain_binary(data, count)
         if encoding == Encoding.PLAIN:

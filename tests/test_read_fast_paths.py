@@ -375,21 +375,30 @@ def test_dictionary_pages_then_plain_fallback_read_like_pyarrow(version, nulls):
     assert pc.read_table(data).to_pylist() == pq.read_table(io.BytesIO(data)).to_pylist()
 
 
-def test_bad_dictionary_index_before_a_plain_fallback_names_its_page():
+@pytest.mark.parametrize("last", [False, True])  # the first page that can hold a bad index, or the last
+def test_bad_dictionary_index_before_a_plain_fallback_names_its_page(last):
+    # Several dictionary-encoded pages (decoded together), then PLAIN ones.
     sink = io.BytesIO()
     pq.write_table(_fallback_table(np.random.default_rng(8), 5000, 0.0, nullable=False), sink,
-                   dictionary_pagesize_limit=4096, data_page_size=2048, compression="none")
+                   dictionary_pagesize_limit=20_000, data_page_size=512, write_batch_size=128, compression="none")
     data = bytearray(sink.getvalue())
     meta = pc.ParquetFile(bytes(data)).metadata.row_group(0).columns[0].meta_data
     start, length = column.chunk_range(meta, len(data))
     view = memoryview(bytes(data))
-    dictionary, victim = list(page.iter_pages(view[start : start + length], start, meta.num_values))[:2]
+    pages = list(page.iter_pages(view[start : start + length], start, meta.num_values))
+    size = pages[0].header.dictionary_page_header.num_values
+
+    def width(raw: page.RawPage) -> int:
+        return data[raw.offset + page.read_page_header(view, raw.offset)[1]]
+
+    # Pages whose bit width can express an index past the dictionary's end.
+    able = [p for p in pages[1:] if p.header.data_page_header.encoding == 8 and (1 << width(p)) - 1 >= size]
+    victim = able[-1] if last else able[0]
+    assert victim.ordinal > 2  # dictionary-encoded pages come before it
     body_at = victim.offset + page.read_page_header(view, victim.offset)[1]
-    width = data[body_at]
-    assert (1 << width) - 1 >= dictionary.header.dictionary_page_header.num_values
     # One RLE run of the largest index the bit width holds, for every value of the page.
-    run = encode_uleb128(victim.header.data_page_header.num_values << 1) + ((1 << width) - 1).to_bytes(
-        (width + 7) // 8, "little")
+    run = encode_uleb128(victim.header.data_page_header.num_values << 1) + ((1 << width(victim)) - 1).to_bytes(
+        (width(victim) + 7) // 8, "little")
     data[body_at + 1 : body_at + 1 + len(run)] = run
     with pytest.raises(DecodingError, match="out of range for a dictionary") as info:
         pc.read_table(bytes(data))

@@ -7,6 +7,8 @@ then the indices in the RLE / bit-packing hybrid without a length prefix.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
 from parquet_codec.encodings.byte_arrays import ByteArrays, ByteArraysBuilder
@@ -56,19 +58,31 @@ class IndexPages:
 
     def gather_into(self, dictionary_values: np.ndarray, out: np.ndarray) -> None:
         """Write every held page's values into ``out`` and forget the pages."""
-        pages, self.pages, self.count = self.pages, [], 0
-        for width, group in _runs_of_pages(pages):
-            indices = _decode_together(group, width, len(dictionary_values))
-            if indices is None:  # one page, or one that is malformed: page by page, naming it
-                for data, count, start, context in group:
-                    try:
-                        gather_into(dictionary_values, decode_indices(data, count)[0], out[start : start + count])
-                    except ParquetError as exc:
-                        raise exc.add_context(**context) from None
-                continue
-            start = group[0][2]
+        for start, indices in self._decoded(len(dictionary_values)):
             if len(indices):
                 np.take(dictionary_values, indices, out=out[start : start + len(indices)], mode="clip")
+
+    def decode(self, size: int) -> np.ndarray:
+        """The held pages' indices into a dictionary of ``size`` values, in
+        the order added (their slots must follow one another), and forget the pages."""
+        parts = [indices for _, indices in self._decoded(size)]
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int32)
+
+    def _decoded(self, size: int) -> Iterator[tuple[int, np.ndarray]]:
+        """(first slot, checked int32 indices) of runs of the held pages."""
+        pages, self.pages, self.count = self.pages, [], 0
+        for width, group in _runs_of_pages(pages):
+            indices = _decode_together(group, width, size)
+            if indices is not None:
+                yield group[0][2], indices
+                continue
+            for data, count, start, context in group:  # one page, or one that is malformed: naming it
+                try:
+                    indices = decode_indices(data, count)[0]
+                    check_indices(indices, size)
+                except ParquetError as exc:
+                    raise exc.add_context(**context) from None
+                yield start, indices
 
 
 def _runs_of_pages(pages: list[tuple[Buffer, int, int, dict]]) -> list[tuple[int, list]]:
