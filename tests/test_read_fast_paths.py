@@ -172,7 +172,7 @@ def _level_values(rng: np.random.Generator, width: int, n: int) -> np.ndarray:
     return values
 
 
-@pytest.mark.parametrize("width", [1, 2, 3, 8, 13, 32])
+@pytest.mark.parametrize("width", [1, 2, 3, 4, 8, 13, 32])
 def test_decode_streams_agrees_with_stream_by_stream(width):
     rng = np.random.default_rng(width)
     parts = [_level_values(rng, width, int(n)) for n in rng.integers(1, 3000, 12)]
@@ -184,43 +184,46 @@ def test_decode_streams_agrees_with_stream_by_stream(width):
     np.testing.assert_array_equal(got, np.concatenate(parts))
 
 
-def _random_bit_stream(rng: np.random.Generator) -> tuple[bytes, int]:
-    """A width-1 hybrid stream as other writers lay it out: RLE runs of any
-    length (so bit-packed runs start at any bit), runs of up to 70 groups
-    (two-byte headers), long runs (three-byte headers), and a last bit-packed
-    run that covers more values than the stream holds."""
+def _random_tiling_stream(rng: np.random.Generator, width: int) -> tuple[bytes, int]:
+    """A hybrid stream of 1, 2, 4 or 8 bits per value as other writers lay it
+    out: RLE runs of any length (so bit-packed runs start at any bit), runs of
+    up to 70 groups (two-byte headers), long runs (three-byte headers), and a
+    last bit-packed run that covers more values than the stream holds."""
     out, count = bytearray(), 0
     for _ in range(int(rng.integers(1, 40))):
         if rng.random() < 0.5:
             length = int(rng.choice([rng.integers(1, 70), rng.integers(70, 20000)]))
-            out += encode_uleb128(length << 1) + bytes([int(rng.integers(2))])
+            out += encode_uleb128(length << 1) + bytes([int(rng.integers(1 << width))])
             count += length
         else:
             groups = int(rng.integers(1, 70))
-            out += encode_uleb128(groups << 1 | 1) + rng.integers(0, 256, groups, dtype=np.uint8).tobytes()
+            out += encode_uleb128(groups << 1 | 1) + rng.integers(0, 256, groups * width, dtype=np.uint8).tobytes()
             count += 8 * groups
     if out[0] & 1 or rng.random() < 0.5:
         groups = int(rng.integers(1, 5))
-        out += encode_uleb128(groups << 1 | 1) + rng.integers(0, 256, groups, dtype=np.uint8).tobytes()
+        out += encode_uleb128(groups << 1 | 1) + rng.integers(0, 256, groups * width, dtype=np.uint8).tobytes()
         count += 8 * groups - int(rng.integers(0, 8))
     return bytes(out), count
 
 
-def test_decode_streams_bitmap_path_matches_stream_by_stream():
-    rng = np.random.default_rng(11)
+@pytest.mark.parametrize("width", [1, 2, 4, 8])
+def test_decode_streams_tiling_widths_match_stream_by_stream(width):
+    rng = np.random.default_rng(11 + width)
     for _ in range(40):
-        streams, counts = zip(*(_random_bit_stream(rng) for _ in range(int(rng.integers(1, 9)))), strict=True)
+        streams, counts = zip(*(_random_tiling_stream(rng, width) for _ in range(int(rng.integers(1, 9)))),
+                              strict=True)
         data = np.frombuffer(b"".join(streams), dtype=np.uint8)
         bounds = np.concatenate(([0], np.cumsum([len(s) for s in streams])))
-        expected = np.concatenate([RleBitPackedHybrid.decode(s, 1, c)[0] for s, c in zip(streams, counts, strict=True)])
-        got = decode_streams(data, bounds, np.array(counts), 1, np.int16)
+        expected = np.concatenate([RleBitPackedHybrid.decode(s, width, c)[0]
+                                   for s, c in zip(streams, counts, strict=True)])
+        got = decode_streams(data, bounds, np.array(counts), width, np.int16)
         assert got is not None and got.dtype == np.int16
         np.testing.assert_array_equal(got, expected)
         noisy = data.copy()
         noisy[int(rng.integers(len(noisy)))] ^= np.uint8(1 << int(rng.integers(8)))
-        got = decode_streams(noisy, bounds, np.array(counts), 1)
+        got = decode_streams(noisy, bounds, np.array(counts), width)
         if got is not None:
-            one_by_one = [RleBitPackedHybrid.decode(noisy[a:b], 1, c)[0]
+            one_by_one = [RleBitPackedHybrid.decode(noisy[a:b], width, c)[0]
                           for a, b, c in zip(bounds[:-1], bounds[1:], counts, strict=True)]
             np.testing.assert_array_equal(got, np.concatenate(one_by_one))
 

@@ -60,8 +60,8 @@ def decode_streams(data: np.ndarray, bounds: np.ndarray, counts: np.ndarray, bit
     take = _takes(np.where(packed, body * 8, body), runs, counts)
     if take is None:
         return None
-    if bit_width == 1:
-        return _materialize_bits(data, path + hlen, packed, take, int(counts.sum()), dtype or np.uint32)
+    if bit_width in _TILING_WIDTHS:
+        return _materialize_tiling(data, path + hlen, packed, take, int(counts.sum()), bit_width, dtype or np.uint32)
     return _materialize(data, path + hlen, packed, take, bit_width, dtype or output_dtype(bit_width))
 
 
@@ -163,30 +163,57 @@ def _materialize(data: np.ndarray, payload: np.ndarray, packed: np.ndarray, take
     return out
 
 
-def _materialize_bits(data: np.ndarray, payload: np.ndarray, packed: np.ndarray, take: np.ndarray, count: int,
-                      dtype: type) -> np.ndarray | None:
-    """:func:`_materialize` for width 1, where every value is a bit: the runs
-    are laid into one LSB-first bitmap, a byte per 8 values, and unpacked once
-    at the end. A bit-packed run's bytes land ``start % 8`` bits into their
-    first byte; an RLE run of ones sets its bit range.
+#: Widths whose values tile a byte: their runs are laid into one packed array.
+_TILING_WIDTHS = (1, 2, 4, 8)
+
+
+def _materialize_tiling(data: np.ndarray, payload: np.ndarray, packed: np.ndarray, take: np.ndarray, count: int,
+                        bit_width: int, dtype: type) -> np.ndarray | None:
+    """:func:`_materialize` for widths that tile a byte (levels up to 1, 3, 15
+    or 255): the runs are laid into one LSB-first array of ``bit_width`` bits
+    per value and expanded once at the end. A bit-packed run's bytes land
+    ``start * bit_width % 8`` bits into their first byte; an RLE run fills its
+    bit range with its value repeated.
 
     (Selections go through index arrays: numpy's boolean indexing is several
     times slower on masks as irregular as run kinds.)"""
-    start = np.cumsum(take) - take  # first value (bit) of each run
+    start = np.cumsum(take) - take  # first value of each run
     bp, rle = np.flatnonzero(packed), np.flatnonzero(~packed)
     repeated = data.take(payload.take(rle))
-    if len(repeated) and repeated.max() > 1:
+    if len(repeated) and repeated.max() >> bit_width:
         return None
-    bitmap = np.zeros((count + 7) // 8 + 1, dtype=np.uint8)
-    _lay_packed(bitmap, data, payload.take(bp), start.take(bp), take.take(bp))
-    ones = np.compress(repeated.view(np.bool_), rle)
-    _set_bits(bitmap, start.take(ones), take.take(ones))
-    return np.unpackbits(bitmap, count=count, bitorder="little").astype(dtype, copy=False)
+    if bit_width > 1:  # from values to bits
+        start, take = start * bit_width, take * bit_width
+    bits = np.zeros((count * bit_width + 7) // 8 + 1, dtype=np.uint8)
+    _lay_packed(bits, data, payload.take(bp), start.take(bp), take.take(bp))
+    # Runs of zeros leave their bits as they are. (flatnonzero is far faster on bools.)
+    filled = np.flatnonzero(repeated.view(np.bool_) if bit_width == 1 else repeated != 0)
+    runs = rle.take(filled)
+    tile = None if bit_width == 1 else repeated.take(filled) * np.uint8(0xFF // ((1 << bit_width) - 1))
+    _fill_bits(bits, start.take(runs), take.take(runs), tile)
+    return _expand(bits, count, bit_width).astype(dtype, copy=False)
+
+
+@functools.lru_cache(maxsize=4)
+def _fields_by_byte(bit_width: int) -> np.ndarray:
+    """The ``8 // bit_width`` values (LSB first) each byte holds."""
+    byte = np.arange(256, dtype=np.uint8)[:, None]
+    shifts = np.arange(0, 8, bit_width, dtype=np.uint8)
+    return (byte >> shifts) & np.uint8((1 << bit_width) - 1)
+
+
+def _expand(bits: np.ndarray, count: int, bit_width: int) -> np.ndarray:
+    """The first ``count`` values of ``bit_width`` bits laid in ``bits``, one byte each."""
+    if bit_width == 1:
+        return np.unpackbits(bits, count=count, bitorder="little")
+    if bit_width == 8:
+        return bits[:count]
+    return _fields_by_byte(bit_width).take(bits[: -(-count * bit_width // 8)], axis=0).reshape(-1)[:count]
 
 
 def _lay_packed(bitmap: np.ndarray, data: np.ndarray, payload: np.ndarray, start: np.ndarray, take: np.ndarray
                 ) -> None:
-    """Write the bit-packed runs read (``take`` values from ``payload``) at bits
+    """Write the bit-packed runs read (``take`` bits from ``payload``) at bits
     ``start`` of ``bitmap`` (zero there): a byte shifted by ``start % 8``
     spills into the next bitmap byte.
 
@@ -216,28 +243,33 @@ def _lay_packed(bitmap: np.ndarray, data: np.ndarray, payload: np.ndarray, start
     bitmap[at + 1] |= (shifted >> 8).astype(np.uint8)
 
 
-def _set_bits(bitmap: np.ndarray, start: np.ndarray, length: np.ndarray) -> None:
-    """Set bits ``[start, start + length)`` of ``bitmap``, for disjoint non-empty
-    ranges in order: their first and last bytes by adding their bits (ranges
-    shorter than a byte may share one; disjoint bits add as they OR), the
-    bytes between (which no other range touches) through a running sum of
-    range edges."""
+def _fill_bits(bits: np.ndarray, start: np.ndarray, length: np.ndarray, tile: np.ndarray | None) -> None:
+    """OR the byte ``tile[i]`` (by default 0xFF: set them) into bits ``[start[i],
+    start[i] + length[i])`` of ``bits``, for disjoint non-empty ranges in
+    order: into their first and last
+    bytes by adding (ranges shorter than a byte may share one; disjoint bits
+    add as they OR), into the bytes between (which no other range touches)
+    through a running sum of the tiles at range edges."""
     stop = start + length - 1  # last bit
     first, last = start >> 3, stop >> 3
     head = ((0xFF << (start & 7)) & 0xFF).astype(np.uint8)
     tail = ((2 << (stop & 7)) - 1).astype(np.uint8)
     one = first == last
     head &= np.where(one, tail, np.uint8(0xFF))
+    if tile is not None:
+        head &= tile
+        tail &= tile
     apart = np.flatnonzero(~one)
-    np.add.at(bitmap, first, head)
-    np.add.at(bitmap, last.take(apart), tail.take(apart))
+    np.add.at(bits, first, head)
+    np.add.at(bits, last.take(apart), tail.take(apart))
     inner = np.flatnonzero(last - first > 1)
     if len(inner):
-        edges = np.zeros(len(bitmap) + 1, dtype=np.int8)
-        edges[first.take(inner) + 1] = 1
-        edges[last.take(inner)] = -1
-        full = np.cumsum(edges[:-1], dtype=np.int8)
-        bitmap |= np.negative(full).view(np.uint8)
+        # Modulo 256 the tile and its negative cancel at the range's last byte
+        # (in int8: numpy's int8 running sum is several times its uint8 one).
+        edges = np.zeros(len(bits) + 1, dtype=np.int8)
+        edges[first.take(inner) + 1] = -1 if tile is None else tile.take(inner).view(np.int8)
+        edges[last.take(inner)] = 1 if tile is None else np.negative(tile.take(inner)).view(np.int8)
+        bits |= np.cumsum(edges[:-1], dtype=np.int8).view(np.uint8)
 
 
 def decode_parsed_streams(streams: list[tuple[Buffer, int, int]], bit_width: int) -> np.ndarray:
