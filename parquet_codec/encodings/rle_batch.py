@@ -4,9 +4,11 @@ A column chunk of small pages holds one short level stream per page, and
 the fixed cost of decoding each with array operations (tens of numpy calls)
 outweighs the work. Laid end to end, regular streams form one long stream:
 the run after a stream's last run is the next stream's first. So the run
-headers of all of them are found in one pass (ULEB128 at every position,
-pointer doubling over the run chain, as :mod:`.rle` does for one stream),
-and then each stream's runs are told apart by position.
+headers of all of them are found in one pass (the run a header would start
+at every position, read from a table of two-byte prefixes, then pointer
+doubling over the run chain, as :mod:`.rle` does for one stream), and then
+each stream's runs are told apart by position. Levels of 1, 2, 4 or 8 bits
+are laid out packed, runs at their bit offsets, and expanded once.
 
 Only the regular form is handled here: every stream non-empty, its runs
 ending exactly at its end, none of them after the one holding its last
