@@ -4,9 +4,9 @@ Fresh memory costs the kernel a page fault and a zeroed page per 4 KiB on
 first touch: for a numeric column, about as much as decoding it. Arrow's
 allocator keeps freed memory for the next allocation; numpy's (malloc)
 hands large blocks back to the system as soon as they are freed. So reads
-take their large buffers (column values, decoded byte arrays) from a
-:class:`BufferPool`, which keeps up to ``capacity`` bytes of the arrays it
-handed out and hands one out again once no Python object refers to it: every
+take their large arrays of fixed-width values from a :class:`BufferPool`,
+which keeps up to ``capacity`` bytes of the arrays it handed out and hands
+one out again once no Python object refers to it: every
 view of an array, every buffer export (memoryview, Arrow's zero-copy
 wrappers) holds a reference to the array that owns the memory, so its
 reference count falling back to the pool's own means it is free.

@@ -14,8 +14,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from parquet_codec.memory import default_pool
-
 # Scratch index arrays are 8 bytes per gathered byte; bound them per chunk.
 _GATHER_CHUNK_BYTES = 1 << 22
 # ByteArrays.take copies values of one length as rows when it takes at least
@@ -414,7 +412,7 @@ class _Blocks:
         else:
             guess = self._capacity or min(count * _GUESSED_PARTS, _FIRST_BLOCK_BYTES // self._dtype.itemsize)
             capacity = max(count, guess)
-        self.blocks.append(default_pool().empty(capacity, self._dtype))
+        self.blocks.append(np.empty(capacity, dtype=self._dtype))
         self._used = 0
 
     def finish(self) -> np.ndarray:
