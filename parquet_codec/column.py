@@ -323,28 +323,35 @@ class _ChunkReader:
 
     def _add_values(self, raw: RawPage, page: DataPage | PageSections, count: int) -> None:
         """Decode the page's values, or hold its dictionary indices to decode with the next pages'."""
-        if page.encoding in _DICTIONARY_ENCODINGS:
-            if self.dictionary is None:
-                raise CorruptFileError("dictionary-encoded page without a dictionary page")
-            context = {"page": raw.ordinal, "file_offset": raw.offset}
-            if self.buffer is not None:
-                start = self.buffer.filled
-                self.buffer.take(count)
-                self.index_pages.add(page.values, count, start, context)
-                if self.index_pages.count >= _BATCH_INDICES:
-                    self.index_pages.gather_into(self.dictionary, self.buffer.array)
-                return
-            if self._existing_builder() is None:
-                held = self.values[-1] if self.values else None
-                if not (isinstance(held, _Indices) and held.holds_more()):
-                    held = _Indices(len(self.dictionary))
-                    self.values.append(held)
-                held.pages.add(page.values, count, held.pages.count, context)
-                return
+        if page.encoding in _DICTIONARY_ENCODINGS and self._hold_indices(raw, page, count):
+            return
         if self.buffer is None:
             self.values.append(self._decode_values(page, count))
         else:
             self._decode_into(page, self.buffer.take(count))
+
+    def _hold_indices(self, raw: RawPage, page: DataPage | PageSections, count: int) -> bool:
+        """Hold the page's dictionary indices, their slots claimed (in
+        ``buffer``, or in the last _Indices part); False when they are to be
+        decoded now (into the byte-array builder a PLAIN page made)."""
+        if self.dictionary is None:
+            raise CorruptFileError("dictionary-encoded page without a dictionary page")
+        context = {"page": raw.ordinal, "file_offset": raw.offset}
+        if self.buffer is not None:
+            start = self.buffer.filled
+            self.buffer.take(count)
+            self.index_pages.add(page.values, count, start, context)
+            if self.index_pages.count >= _BATCH_INDICES:
+                self.index_pages.gather_into(self.dictionary, self.buffer.array)
+            return True
+        if self._existing_builder() is not None:
+            return False
+        held = self.values[-1] if self.values else None
+        if not (isinstance(held, _Indices) and held.holds_more()):
+            held = _Indices(len(self.dictionary))
+            self.values.append(held)
+        held.pages.add(page.values, count, held.pages.count, context)
+        return True
 
     def _hold(self, page: RawPage, sections: PageSections) -> None:
         self.pending.append((page, sections))
