@@ -245,7 +245,8 @@ def _scatter(values: Array, validity: np.ndarray | None, count: int) -> Array:
 
 def _scatter_into(values: Array, validity: np.ndarray | None, out: np.ndarray) -> PrimitiveArray:
     """:func:`_scatter` of fixed-width values into ``out``; values that are
-    already ``out`` itself (decoded in place) are not copied."""
+    already ``out`` itself (decoded in place) are not copied, unless nulls
+    must be spread among them."""
     if not isinstance(values, PrimitiveArray) or values.values.shape[1:] != out.shape[1:]:
         raise SchemaError(f"cannot write {type(values).__name__} values into a {out.dtype} column buffer")
     raw = values.values
@@ -253,6 +254,8 @@ def _scatter_into(values: Array, validity: np.ndarray | None, out: np.ndarray) -
         if raw.__array_interface__["data"][0] != out.__array_interface__["data"][0]:
             out[:] = raw
     else:
+        if np.may_share_memory(raw, out):  # decoded in place where no nulls were expected: move them aside
+            raw = raw.copy()
         out.fill(0)
         out[np.flatnonzero(validity)] = raw  # measured faster than boolean-mask assignment
     return PrimitiveArray.of(out, validity)

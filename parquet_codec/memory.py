@@ -1,23 +1,29 @@
-"""Reuse of the large arrays reads allocate, once nothing refers to them.
+"""Reuse of the large buffers reads and ciphers allocate, once nothing refers to them.
 
 Fresh memory costs the kernel a page fault and a zeroed page per 4 KiB on
-first touch: for a numeric column, about as much as decoding it. Arrow's
-allocator keeps freed memory for the next allocation; numpy's (malloc)
-hands large blocks back to the system as soon as they are freed. So reads
-take their large arrays of fixed-width values from a :class:`BufferPool`,
-which keeps up to ``capacity`` bytes of the arrays it handed out and hands
-one out again once no Python object refers to it: every
-view of an array, every buffer export (memoryview, Arrow's zero-copy
-wrappers) holds a reference to the array that owns the memory, so its
-reference count falling back to the pool's own means it is free.
+first touch: for a numeric column, about as much as decoding it; for a page
+decrypted into a fresh buffer, more than AES. Arrow's allocator keeps freed
+memory for the next allocation; numpy's (malloc) hands large blocks back to
+the system as soon as they are freed. So reads take their large arrays of
+fixed-width values, and the ciphers their page-sized modules, from a
+:class:`BufferPool`, which keeps up to ``capacity`` bytes of the buffers it
+handed out and hands one out again once no Python object refers to it: every
+view of a buffer, every buffer export (memoryview, Arrow's zero-copy
+wrappers) holds a reference to the array at the root of its views, so that
+array's reference count falling back to the pool's own means it is free.
 
-A free array is kept until an allocation needs its room or
+Pooled memory is mapped apart from the allocator's heap: long-lived buffers
+inside the heap kept it from shrinking, and the memory around them was given
+back to the kernel and faulted in again on every later allocation.
+
+A free buffer is kept until an allocation needs its room or
 :meth:`BufferPool.release_unused` drops it, as Arrow's pool keeps freed
 memory. ``default_pool().capacity = 0`` turns reuse off.
 """
 
 from __future__ import annotations
 
+import mmap
 import sys
 import threading
 
@@ -26,63 +32,81 @@ import numpy as np
 #: Smaller arrays come from malloc, which keeps and reuses them itself.
 MIN_POOLED_BYTES = 1 << 20
 
-#: A free array serves a request of up to this fraction less than its size.
+#: A free buffer serves a request of up to this fraction less than its size.
 _SLACK = 4
+
+#: Sizes are rounded up to this, so that the slightly different pages of a chunk share buffers.
+_GRANULE = 64 * 1024
 
 
 class BufferPool:
-    """Arrays handed out by :meth:`empty`, kept for reuse (see the module docstring)."""
+    """Buffers handed out by :meth:`empty` and :meth:`bytes`, kept for reuse
+    (see the module docstring). Requests under ``min_bytes``, or larger than
+    ``capacity``, get plain numpy memory."""
 
-    def __init__(self, capacity: int = 256 << 20) -> None:
+    def __init__(self, capacity: int = 256 << 20, min_bytes: int = MIN_POOLED_BYTES) -> None:
         self.capacity = capacity
-        self._arrays: list[np.ndarray] = []  # least recently handed out first
+        self.min_bytes = min_bytes
+        self._buffers: list[np.ndarray] = []  # least recently handed out first
         self._lock = threading.Lock()
 
     def empty(self, count: int, dtype: np.dtype | type) -> np.ndarray:
         """An uninitialized 1-D array of ``count`` items of ``dtype``, like ``np.empty``."""
         dtype = np.dtype(dtype)
         nbytes = count * dtype.itemsize
-        if nbytes < MIN_POOLED_BYTES or nbytes > self.capacity:
-            return np.empty(count, dtype=dtype)
-        with self._lock:  # the check that an array is free and its claim (the view returned) as one
-            arrays = self._arrays
-            for i in range(len(arrays)):
-                if nbytes <= len(arrays[i]) <= nbytes + nbytes // _SLACK and _is_free(arrays, i):
-                    array = arrays.pop(i)
-                    arrays.append(array)
-                    return array[:nbytes].view(dtype)
-            if not self._make_room(nbytes):
-                return np.empty(count, dtype=dtype)  # the pool's arrays are in use: not kept
-            array = np.empty(nbytes, dtype=np.uint8)
-            arrays.append(array)
-            return array.view(dtype)
+        buffer = self._take(nbytes)
+        return np.empty(count, dtype=dtype) if buffer is None else buffer[:nbytes].view(dtype)
+
+    def bytes(self, size: int) -> memoryview:
+        """``size`` writable bytes, uninitialized."""
+        buffer = self._take(size)
+        return memoryview(np.empty(size, dtype=np.uint8) if buffer is None else buffer)[:size]
+
+    def _take(self, nbytes: int) -> np.ndarray | None:
+        """A free pooled buffer of at least ``nbytes`` (a new one if none), or None
+        when the request is not pooled or the pool's buffers are all in use."""
+        if nbytes < self.min_bytes or nbytes > self.capacity:
+            return None
+        with self._lock:  # the check that a buffer is free and its claim (the view returned) as one
+            buffers = self._buffers
+            for i in reversed(range(len(buffers))):  # the most recently used first: warm in the caches
+                if nbytes <= len(buffers[i]) <= nbytes + nbytes // _SLACK + _GRANULE and _is_free(buffers, i):
+                    buffer = buffers.pop(i)
+                    buffers.append(buffer)
+                    return buffer
+            size = -(-nbytes // _GRANULE) * _GRANULE
+            if not self._make_room(size):
+                return None  # not kept: left to its users
+            buffer = np.frombuffer(mmap.mmap(-1, size), dtype=np.uint8)
+            buffers.append(buffer)
+            return buffer
 
     def _make_room(self, nbytes: int) -> bool:
-        """Drop free arrays, least recently used first, until ``nbytes`` more fit."""
-        arrays = self._arrays
-        held = sum(len(a) for a in arrays)
+        """Drop free buffers, least recently used first, until ``nbytes`` more fit."""
+        buffers = self._buffers
+        held = sum(len(b) for b in buffers)
         i = 0
-        while held + nbytes > self.capacity and i < len(arrays):
-            if _is_free(arrays, i):
-                held -= len(arrays.pop(i))
+        while held + nbytes > self.capacity and i < len(buffers):
+            if _is_free(buffers, i):
+                held -= len(buffers.pop(i))
             else:
                 i += 1
         return held + nbytes <= self.capacity
 
     def release_unused(self) -> None:
-        """Drop every array no one refers to, returning its memory to the system."""
+        """Drop every buffer no one refers to, returning its memory to the system."""
         with self._lock:
-            arrays = self._arrays
-            self._arrays = [arrays[i] for i in range(len(arrays)) if not _is_free(arrays, i)]
+            buffers = self._buffers
+            self._buffers = [buffers[i] for i in range(len(buffers)) if not _is_free(buffers, i)]
 
     def bytes_held(self) -> int:
-        """Bytes of the arrays kept, in use or free."""
+        """Bytes of the buffers kept, in use or free."""
         with self._lock:
-            return sum(len(a) for a in self._arrays)
+            return sum(len(b) for b in self._buffers)
 
 
-def _references(arrays: list[np.ndarray], i: int) -> int:
-    return sys.getrefcount(arrays[i])
+def _references(buffers: list[np.ndarray], i: int) -> int:
+    return sys.getrefcount(buffers[i])
 
 
 # What the count reads when the list is the only holder, measured rather than
@@ -90,15 +114,15 @@ def _references(arrays: list[np.ndarray], i: int) -> int:
 _ONLY_THE_POOL = _references([np.empty(1)], 0)
 
 
-def _is_free(arrays: list[np.ndarray], i: int) -> bool:
-    return _references(arrays, i) <= _ONLY_THE_POOL
+def _is_free(buffers: list[np.ndarray], i: int) -> bool:
+    return _references(buffers, i) <= _ONLY_THE_POOL
 
 
 _DEFAULT = BufferPool()
 
 
 def default_pool() -> BufferPool:
-    """The pool reads allocate from."""
+    """The pool reads take their arrays of fixed-width values from."""
     return _DEFAULT
 
 

