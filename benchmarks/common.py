@@ -19,6 +19,21 @@ import numpy as np
 DATA = Path(os.environ.get("PARQUET_CODEC_BENCH_DATA", Path(tempfile.gettempdir()) / "parquet-codec-bench"))
 
 
+def alternating_medians(fns: list[Callable[[], object]], repeat: int = 5) -> tuple[list[float], list[object]]:
+    """Median seconds of each function, and what each returned last. After one
+    warm-up run each, they take turns within every repetition, so a ratio
+    between them compares runs made under the same load of a shared, noisy
+    machine."""
+    results = [fn() for fn in fns]  # warm the page cache and any lazy imports
+    times: list[list[float]] = [[] for _ in fns]
+    for _ in range(repeat):
+        for i, fn in enumerate(fns):
+            start = time.perf_counter()
+            results[i] = fn()
+            times[i].append(time.perf_counter() - start)
+    return [statistics.median(t) for t in times], results
+
+
 def median_seconds(fn: Callable[[], object], repeat: int = 5) -> float:
     fn()  # warm the page cache and any lazy imports
     times = []

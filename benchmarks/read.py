@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 
 import parquet_codec as pc
-from benchmarks.common import datasets, median_seconds, print_table, wide_table, write_cached
+from benchmarks.common import alternating_medians, datasets, print_table, wide_table, write_cached
 
 
 def fastparquet_read(path: str) -> object | None:
@@ -33,6 +33,14 @@ def fastparquet_read(path: str) -> object | None:
     return run
 
 
+def _row(label: str, runs: list, repeat: int) -> list[object]:
+    """Ours, pyarrow's and (when it reads the file) fastparquet's medians, timed in turns."""
+    seconds = alternating_medians(runs, repeat)[0]
+    ours, theirs = seconds[:2]
+    fp = seconds[2] if len(seconds) > 2 else None
+    return [label, ours, theirs, ours / theirs, "-" if fp is None else fp, "-" if fp is None else f"{ours / fp:.2f}"]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--scale", type=float, default=1.0)
@@ -49,24 +57,18 @@ def main() -> None:
     cases.append(("strings snappy", write_cached("strings", tables["strings"], compression="snappy")))
     cases.append(("nested snappy", write_cached("nested", tables["nested"], compression="snappy")))
     for label, path in cases:
-        ours = median_seconds(lambda p=path: pc.read_table(p), args.repeat)
-        theirs = median_seconds(lambda p=path: pq.read_table(p, use_threads=False), args.repeat)
+        runs = [lambda p=path: pc.read_table(p), lambda p=path: pq.read_table(p, use_threads=False)]
         fp = fastparquet_read(str(path))
-        fp_time = median_seconds(fp, args.repeat) if fp else None
-        rows.append([label, ours, theirs, ours / theirs, "-" if fp_time is None else fp_time,
-                     "-" if fp_time is None else f"{ours / fp_time:.2f}"])
+        rows.append(_row(label, runs + ([fp] if fp else []), args.repeat))
     wide = write_cached("wide", wide_table(), row_group_size=1)
-    ours = median_seconds(lambda: pc.ParquetFile(wide), args.repeat)
-    theirs = median_seconds(lambda: pq.ParquetFile(wide), args.repeat)
-    fp = None
+    runs = [lambda: pc.ParquetFile(wide), lambda: pq.ParquetFile(wide)]
     try:
         import fastparquet
 
-        fp = median_seconds(lambda: fastparquet.ParquetFile(str(wide)), args.repeat)
+        runs.append(lambda: fastparquet.ParquetFile(str(wide)))
     except ImportError:
         pass
-    rows.append(["open wide footer", ours, theirs, ours / theirs, "-" if fp is None else fp,
-                 "-" if fp is None else f"{ours / fp:.2f}"])
+    rows.append(_row("open wide footer", runs, args.repeat))
     print_table(["workload", "ours s", "pyarrow s", "ratio", "fastparquet s", "ours/fp"], rows)
 
 

@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import argparse
 import io
-import statistics
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -27,6 +25,7 @@ import pyarrow.parquet as pq
 # Run from a checkout without installing: make the repository root importable.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.common import alternating_medians  # noqa: E402
 from parquet_codec.table import Table  # noqa: E402
 from parquet_codec.writer import write_table  # noqa: E402
 
@@ -61,20 +60,6 @@ def datasets(scale: float) -> dict[str, pa.Table]:
                                          pa.array(words[rng.integers(0, 1000, rows)], pa.string())], names=["a", "b"])
     nested = pa.table({"l": lists, "st": struct})
     return {"numeric": numeric, "nullable": nullable, "strings-low": low, "strings-high": high, "nested": nested}
-
-
-def median_times(writers: list[Callable[[], bytes]], repeat: int) -> list[tuple[float, int]]:
-    """Median seconds and output size of each writer. The writers take turns
-    within every repetition, so a ratio between them compares runs made under
-    the same load of a shared, noisy machine."""
-    times: list[list[float]] = [[] for _ in writers]
-    sizes = [0] * len(writers)
-    for _ in range(repeat):
-        for i, write in enumerate(writers):
-            start = time.perf_counter()
-            sizes[i] = len(write())
-            times[i].append(time.perf_counter() - start)
-    return [(statistics.median(t), size) for t, size in zip(times, sizes, strict=True)]
 
 
 def ours(table: Table, codec: str) -> bytes:
@@ -115,11 +100,12 @@ def main() -> None:
     for name, arrow in datasets(0.1 if args.quick else 1.0).items():
         table = Table.from_arrow(arrow)
         for codec in ("snappy", "zstd"):
-            (t_ours, s_ours), (t_pa, s_pa) = median_times(
+            (t_ours, t_pa), written = alternating_medians(
                 [lambda: ours(table, codec), lambda: theirs(arrow, codec)], args.repeat)  # noqa: B023
+            s_ours, s_pa = (len(data) for data in written)
             fp_time = "n/a"
             if fp is not None and name != "nested":
-                fp_time = f"{median_times([lambda: fp(arrow, codec)], max(1, args.repeat // 2))[0][0]:.3f}"  # noqa: B023
+                fp_time = f"{alternating_medians([lambda: fp(arrow, codec)], max(1, args.repeat // 2))[0][0]:.3f}"  # noqa: B023
             print(f"{name:13} {codec:6} {t_ours:8.3f} {t_pa:9.3f} {t_ours / t_pa:6.2f} {TARGETS[name]:6.1f} "
                   f"{s_ours / 1e6:8.2f} {s_pa / 1e6:10.2f} {s_ours / s_pa:6.2f} {fp_time:>13}")
 
