@@ -4,17 +4,19 @@ Fresh memory costs the kernel a page fault and a zeroed page per 4 KiB on
 first touch: for a numeric column, about as much as decoding it; for a page
 decrypted into a fresh buffer, more than AES. Arrow's allocator keeps freed
 memory for the next allocation; numpy's (malloc) hands large blocks back to
-the system as soon as they are freed. So reads take their large arrays of
-fixed-width values, and the ciphers their page-sized modules, from a
+the system as soon as they are freed. So reads take their large arrays
+(values, byte-array data), and the ciphers their page-sized modules, from a
 :class:`BufferPool`, which keeps up to ``capacity`` bytes of the buffers it
 handed out and hands one out again once no Python object refers to it: every
 view of a buffer, every buffer export (memoryview, Arrow's zero-copy
 wrappers) holds a reference to the array at the root of its views, so that
 array's reference count falling back to the pool's own means it is free.
 
-Pooled memory is mapped apart from the allocator's heap: long-lived buffers
-inside the heap kept it from shrinking, and the memory around them was given
-back to the kernel and faulted in again on every later allocation.
+A pool of small buffers (page-sized cipher modules) maps them apart from the
+allocator's heap, where long-lived ones kept the heap from shrinking and the
+memory around them was given back to the kernel and faulted in again on every
+later allocation. Large arrays come from numpy, which maps them apart anyway
+and asks the kernel for huge pages.
 
 A free buffer is kept until an allocation needs its room or
 :meth:`BufferPool.release_unused` drops it, as Arrow's pool keeps freed
@@ -42,11 +44,12 @@ _GRANULE = 64 * 1024
 class BufferPool:
     """Buffers handed out by :meth:`empty` and :meth:`bytes`, kept for reuse
     (see the module docstring). Requests under ``min_bytes``, or larger than
-    ``capacity``, get plain numpy memory."""
+    ``capacity``, get plain numpy memory; ``mapped`` pools map their own."""
 
-    def __init__(self, capacity: int = 256 << 20, min_bytes: int = MIN_POOLED_BYTES) -> None:
+    def __init__(self, capacity: int = 256 << 20, min_bytes: int = MIN_POOLED_BYTES, mapped: bool = False) -> None:
         self.capacity = capacity
         self.min_bytes = min_bytes
+        self._allocate = _mapped if mapped else _numpy_bytes
         self._buffers: list[np.ndarray] = []  # least recently handed out first
         self._lock = threading.Lock()
 
@@ -77,7 +80,7 @@ class BufferPool:
             size = -(-nbytes // _GRANULE) * _GRANULE
             if not self._make_room(size):
                 return None  # not kept: left to its users
-            buffer = np.frombuffer(mmap.mmap(-1, size), dtype=np.uint8)
+            buffer = self._allocate(size)
             buffers.append(buffer)
             return buffer
 
@@ -105,6 +108,15 @@ class BufferPool:
             return sum(len(b) for b in self._buffers)
 
 
+def _mapped(size: int) -> np.ndarray:
+    """``size`` bytes of anonymous memory mapped on their own."""
+    return np.frombuffer(mmap.mmap(-1, size), dtype=np.uint8)
+
+
+def _numpy_bytes(size: int) -> np.ndarray:
+    return np.empty(size, dtype=np.uint8)
+
+
 def _references(buffers: list[np.ndarray], i: int) -> int:
     return sys.getrefcount(buffers[i])
 
@@ -122,7 +134,7 @@ _DEFAULT = BufferPool()
 
 
 def default_pool() -> BufferPool:
-    """The pool reads take their arrays of fixed-width values from."""
+    """The pool reads take their large arrays from."""
     return _DEFAULT
 
 

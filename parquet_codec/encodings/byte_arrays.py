@@ -14,6 +14,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from parquet_codec.memory import default_pool
+
 # Scratch index arrays are 8 bytes per gathered byte; bound them per chunk.
 _GATHER_CHUNK_BYTES = 1 << 22
 # ByteArrays.take copies values of one length as rows when it takes at least
@@ -40,6 +42,8 @@ _SAMPLE = 256
 # part's size (pages of a chunk are alike), at most _FIRST_BLOCK_BYTES:
 # memory never written costs nothing and the block is trimmed at the end.
 _GUESSED_PARTS = 64
+# A pooled block is returned as it is when at least 1 / _KEPT_SHARE of it is used.
+_KEPT_SHARE = 2
 _FIRST_BLOCK_BYTES = 1 << 28
 
 
@@ -412,7 +416,7 @@ class _Blocks:
         else:
             guess = self._capacity or min(count * _GUESSED_PARTS, _FIRST_BLOCK_BYTES // self._dtype.itemsize)
             capacity = max(count, guess)
-        self.blocks.append(np.empty(capacity, dtype=self._dtype))
+        self.blocks.append(default_pool().empty(capacity, self._dtype))
         self._used = 0
 
     def finish(self) -> np.ndarray:
@@ -422,6 +426,9 @@ class _Blocks:
         last = self.blocks.pop()
         if self.blocks:
             return np.concatenate([*self.blocks, last[: self._used]])
+        if last.base is not None:  # pooled: what is returned holds the whole block
+            # A block mostly unused (its size was guessed) is not kept alive for the few bytes used.
+            return last[: self._used] if self._used * _KEPT_SHARE >= len(last) else last[: self._used].copy()
         try:
             last.resize(self._used)  # shrinking gives the unused tail back, copying nothing
         except ValueError:  # referenced elsewhere after all: leave it whole

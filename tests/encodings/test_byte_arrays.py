@@ -180,3 +180,12 @@ def test_values_longer_than_the_scratch_are_copied_one_by_one(monkeypatch):
     out = np.zeros(int(offsets[-1]), dtype=np.uint8)
     copy_ranges(data, starts, lengths, offsets, out)
     assert out.tobytes() == _joined(data, starts, lengths)
+
+
+def test_a_mostly_unused_pooled_block_is_not_kept_alive_by_the_result():
+    part = ByteArrays.from_pylist([b"x" * 100] * 1000)  # 100 KB: the first block is guessed far larger, and pooled
+    builder = ByteArraysBuilder()
+    builder.append(part)
+    data = builder.finish().data
+    assert data.nbytes == 100_000 and (data.base is None or data.base.nbytes < 2 * data.nbytes)
+    assert bytes(data[:3]) == b"xxx"
