@@ -43,10 +43,10 @@ def decode_indices(data: Buffer, count: int, *, offset: int = 0) -> tuple[np.nda
 
 class IndexPages:
     """The index streams of a chunk's pages, held until :meth:`gather_into`
-    decodes them together: per page, the fixed cost of unpacking exceeds the
-    work (a page commonly holds 20,000 indices). Each page's values fill its
-    own slots ``out[start : start + count]``; errors name the page's
-    ``context`` (see ParquetError.add_context)."""
+    (or :meth:`decode`) decodes them together: per page, the fixed cost of
+    unpacking exceeds the work (a page commonly holds 20,000 indices). Each
+    page's values fill its own slots ``out[start : start + count]``; errors
+    name the page's ``context`` (see ParquetError.add_context)."""
 
     def __init__(self) -> None:
         self.pages: list[tuple[Buffer, int, int, dict]] = []
