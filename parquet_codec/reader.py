@@ -193,10 +193,12 @@ class ParquetFile:
                 leaf = self.schema.leaf(node.path)
                 try:
                     chunk = group.columns[leaf.column_index]
+                    decryptor = self._decryptor(index, group, leaf, chunk)
+                    meta = chunk.meta_data if decryptor is None else decryptor.metadata
                     leaves[node.path] = read_column_chunk(
                         self._source, chunk, leaf, verify_checksums=self.verify_checksums,
-                        padding=self._chunk_padding, decryptor=self._decryptor(index, group, leaf, chunk),
-                        out=target if leaf.max_definition_level == 0 or _nulls_absent(chunk, leaf) else None,
+                        padding=self._chunk_padding, decryptor=decryptor,
+                        out=target if leaf.max_definition_level == 0 or _nulls_absent(meta, leaf) else None,
                     )
                 except ParquetError as exc:
                     exc.add_context(file=self._source.name, row_group=index, column=leaf.dotted_path)
@@ -313,12 +315,11 @@ class ParquetFile:
 _MAX_EXPANSION = 64  # see column._MAX_EXPANSION
 
 
-def _nulls_absent(chunk: Any, leaf: Any) -> bool:
-    """Whether a flat leaf's chunk says, in its statistics, that it holds no
-    nulls: its values are then decoded straight into the column's array, as
-    a required column's are (should it hold nulls after all, the assembly
-    spreads them out there)."""
-    meta = chunk.meta_data
+def _nulls_absent(meta: ColumnMetaData | None, leaf: Any) -> bool:
+    """Whether a flat leaf's chunk says, in its statistics (``meta``, decrypted
+    for an encrypted column), that it holds no nulls: its values are then
+    decoded straight into the column's array, as a required column's are
+    (should it hold nulls after all, the assembly spreads them out there)."""
     stats = None if meta is None else meta.statistics
     return leaf.max_repetition_level == 0 and stats is not None and stats.null_count == 0
 

@@ -438,5 +438,5 @@ def test_optional_columns_without_nulls_decode_into_the_column_and_lying_statist
     expected = pq.read_table(io.BytesIO(data)).to_pylist()
     assert pc.read_table(data).to_pylist() == expected  # "a" is optional, its statistics say no nulls
     # Every chunk claims to hold no nulls: "b" is decoded in place, then spread out.
-    monkeypatch.setattr(pc.reader, "_nulls_absent", lambda chunk, leaf: leaf.max_repetition_level == 0)
+    monkeypatch.setattr(pc.reader, "_nulls_absent", lambda meta, leaf: leaf.max_repetition_level == 0)
     assert pc.read_table(data).to_pylist() == expected
