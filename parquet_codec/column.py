@@ -30,7 +30,7 @@ from parquet_codec.encodings import (
     gather,
 )
 from parquet_codec.encodings.byte_arrays import ByteArraysBuilder
-from parquet_codec.encodings.dictionary import IndexPages, check_indices, gather_append
+from parquet_codec.encodings.dictionary import IndexPages, gather_append
 from parquet_codec.encodings.plain import decode_plain_into, plain_byte_array_ranges, plain_dtype
 from parquet_codec.encodings.rle_batch import decode_streams
 from parquet_codec.errors import CorruptFileError, DecodingError, ParquetError, UnsupportedError
@@ -434,9 +434,7 @@ class _ChunkReader:
                        ) -> np.ndarray | ByteArrays | _Indices | _Built:
         leaf, encoding, data = self.leaf, page.encoding, page.values
         physical, width = leaf.physical_type, leaf.type_length
-        if encoding in _DICTIONARY_ENCODINGS:
-            if self.dictionary is None:
-                raise CorruptFileError("dictionary-encoded page without a dictionary page")
+        if encoding in _DICTIONARY_ENCODINGS:  # only once a PLAIN page made the builder (_hold_indices)
             return self._binary_part(_Indices(len(self.dictionary), decode_indices(data, count)[0]))
         if encoding == Encoding.PLAIN and physical == Type.BYTE_ARRAY:
             return self._plain_binary(data, count)
@@ -470,13 +468,9 @@ class _ChunkReader:
         return _Built(builder)
 
     def _binary_part(self, part: ByteArrays | np.ndarray | _Indices) -> ByteArrays | np.ndarray | _Indices | _Built:
-        """``part`` appended to the chunk's builder if it has one, else ``part``
-        (indices into BYTE_ARRAY values checked now, so that a bad one names
-        its page even if a later page makes the builder)."""
+        """``part`` appended to the chunk's builder if it has one, else ``part``."""
         builder = self._existing_builder()
         if builder is None:
-            if isinstance(part, _Indices) and isinstance(self.dictionary, ByteArrays):
-                check_indices(part.indices, len(self.dictionary))
             return part
         self._append(builder, part)
         return _Built(builder)

@@ -83,7 +83,7 @@ def _frame(length: int) -> bytes:
 #: costs more than AES whenever the allocator returns it to the kernel in
 #: between (a read of encrypted pages took 35,000 page faults without it).
 #: Large enough for the pages a chunk reader holds at once (batched levels).
-_MODULES = BufferPool(capacity=16 << 20, min_bytes=4096, mapped=True)
+_MODULES = BufferPool(capacity=16 << 20, min_bytes=_IN_PLACE_MIN, mapped=True)
 
 
 def _uninitialized(lead: bytes | memoryview, size: int) -> tuple[memoryview, memoryview]:

@@ -42,9 +42,10 @@ _SAMPLE = 256
 # part's size (pages of a chunk are alike), at most _FIRST_BLOCK_BYTES:
 # memory never written costs nothing and the block is trimmed at the end.
 _GUESSED_PARTS = 64
-# A pooled block is returned as it is when at least 1 / _KEPT_SHARE of it is used.
-_KEPT_SHARE = 2
 _FIRST_BLOCK_BYTES = 1 << 28
+# A block from the memory pool cannot be trimmed: it is returned as it is when
+# at least 1 / _KEPT_SHARE of it is used, else what is used is copied out.
+_KEPT_SHARE = 2
 
 
 class ByteArrays(NamedTuple):
@@ -391,7 +392,8 @@ class _Blocks:
     written: a part that does not fit the current block starts a new one,
     twice as large. The first block holds ``capacity`` slots, or is guessed
     from the first part (as if all were its size); :meth:`finish` trims it
-    in place, or joins several."""
+    (in place, or by copying out a pooled block's used part: _KEPT_SHARE),
+    or joins several."""
 
     def __init__(self, dtype: type, capacity: int = 0) -> None:
         self._dtype = np.dtype(dtype)
@@ -427,7 +429,6 @@ class _Blocks:
         if self.blocks:
             return np.concatenate([*self.blocks, last[: self._used]])
         if last.base is not None:  # pooled: what is returned holds the whole block
-            # A block mostly unused (its size was guessed) is not kept alive for the few bytes used.
             return last[: self._used] if self._used * _KEPT_SHARE >= len(last) else last[: self._used].copy()
         try:
             last.resize(self._used)  # shrinking gives the unused tail back, copying nothing

@@ -374,8 +374,15 @@ def _materialize(arr: np.ndarray, bit_width: int, count: int, runs: _Runs) -> np
         unpacked = unpack(joined, bit_width, n_packed)
     if n_packed == count:
         return unpacked
-    out = np.repeat(runs.column("values").astype(dtype), lengths)
-    out[np.repeat(is_packed, lengths)] = unpacked
+    return _interleave(runs.column("values"), is_packed, lengths, unpacked, dtype)
+
+
+def _interleave(values: np.ndarray, packed: np.ndarray, lengths: np.ndarray, unpacked: np.ndarray,
+                dtype: type) -> np.ndarray:
+    """The runs' values in order: each RLE run's value ``lengths[i]`` times, the
+    bit-packed runs' (``packed``) taken in turn from ``unpacked``."""
+    out = np.repeat(values.astype(dtype), lengths)
+    out[np.repeat(packed, lengths)] = unpacked
     return out
 
 

@@ -32,6 +32,7 @@ from parquet_codec.encodings.bitpack import output_dtype, unpack
 from parquet_codec.encodings.rle import (
     _UNBOUNDED,
     _chain,
+    _interleave,
     _join_ranges,
     _little_endian,
     _parse_runs,
@@ -53,7 +54,7 @@ def decode_streams(data: np.ndarray, bounds: np.ndarray, counts: np.ndarray, bit
     if (np.diff(bounds) <= 0).any() or (counts <= 0).any():
         return None
     found = _short_header_runs(data, bit_width)
-    if found is None or not len(found[0]) or found[0][-1] + found[-1][-1] != bounds[-1]:
+    if found is None or found[0][-1] + found[-1][-1] != bounds[-1]:
         found = _any_header_runs(data, bit_width)
     path, hlen, packed, body, step = found
     runs = _stream_runs(path, step, bounds)
@@ -159,10 +160,9 @@ def _materialize(data: np.ndarray, payload: np.ndarray, packed: np.ndarray, take
     values[rle] = _little_endian(data, payload[rle], (bit_width + 7) // 8)
     if (values >= (1 << bit_width)).any():
         return None
-    out = np.repeat(values.astype(dtype), take)
-    if packed.any():
-        out[np.repeat(packed, take)] = _unpack_runs(data, payload[packed], take[packed], bit_width)
-    return out
+    if not packed.any():
+        return np.repeat(values.astype(dtype), take)
+    return _interleave(values, packed, take, _unpack_runs(data, payload[packed], take[packed], bit_width), dtype)
 
 
 #: Widths whose values tile a byte: their runs are laid into one packed array.
@@ -248,10 +248,10 @@ def _lay_packed(bitmap: np.ndarray, data: np.ndarray, payload: np.ndarray, start
 def _fill_bits(bits: np.ndarray, start: np.ndarray, length: np.ndarray, tile: np.ndarray | None) -> None:
     """OR the byte ``tile[i]`` (by default 0xFF: set them) into bits ``[start[i],
     start[i] + length[i])`` of ``bits``, for disjoint non-empty ranges in
-    order: into their first and last
-    bytes by adding (ranges shorter than a byte may share one; disjoint bits
-    add as they OR), into the bytes between (which no other range touches)
-    through a running sum of the tiles at range edges."""
+    order: into their first and last bytes by adding (ranges shorter than a
+    byte may share one; disjoint bits add as they OR), into the bytes between
+    (which no other range touches) through a running sum of the tiles at
+    range edges."""
     stop = start + length - 1  # last bit
     first, last = start >> 3, stop >> 3
     head = ((0xFF << (start & 7)) & 0xFF).astype(np.uint8)
@@ -296,9 +296,7 @@ def decode_parsed_streams(streams: list[tuple[Buffer, int, int]], bit_width: int
     unpacked = _unpack_runs(np.concatenate(pieces), starts, lengths[packed], bit_width)
     if len(unpacked) == int(lengths.sum()):  # bit-packed runs only
         return unpacked.astype(dtype, copy=False)
-    out = np.repeat(values.astype(dtype), lengths)
-    out[np.repeat(packed, lengths)] = unpacked
-    return out
+    return _interleave(values, packed, lengths, unpacked, dtype)
 
 
 def _unpack_runs(data: np.ndarray, starts: np.ndarray, take: np.ndarray, bit_width: int) -> np.ndarray:
