@@ -12,7 +12,6 @@ that their level streams are decoded together.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -81,13 +80,6 @@ class _Indices:
         if self._indices is None:
             self._indices = self.pages.decode(self.size)
         return self._indices
-
-
-@dataclass
-class _Built:
-    """A page of BYTE_ARRAY values already appended to the chunk's builder."""
-
-    builder: ByteArraysBuilder
 
 
 # PARQUET-816: parquet-mr before 1.2.9 left part of the dictionary page out of
@@ -266,7 +258,8 @@ class _ChunkReader:
         self.dictionary: np.ndarray | ByteArrays | None = None
         self.defs: list[np.ndarray] = []
         self.reps: list[np.ndarray] = []
-        self.values: list[np.ndarray | ByteArrays | _Indices] = []
+        self.values: list[np.ndarray | ByteArrays | _Indices] = []  # per page, until ``builder`` is made
+        self.builder: ByteArraysBuilder | None = None  # BYTE_ARRAY values, once a PLAIN page needs it
         self.buffer = buffer
         self.index_pages = IndexPages()  # dictionary-encoded pages whose slots in ``buffer`` are claimed
         self.pending: list[tuple[RawPage, PageSections]] = []
@@ -326,7 +319,9 @@ class _ChunkReader:
         if page.encoding in _DICTIONARY_ENCODINGS and self._hold_indices(raw, page, count):
             return
         if self.buffer is None:
-            self.values.append(self._decode_values(page, count))
+            part = self._decode_values(page, count)
+            if part is not None:
+                self.values.append(part)
         else:
             self._decode_into(page, self.buffer.take(count))
 
@@ -344,7 +339,7 @@ class _ChunkReader:
             if self.index_pages.count >= _BATCH_INDICES:
                 self.index_pages.gather_into(self.dictionary, self.buffer.array)
             return True
-        if self._existing_builder() is not None:
+        if self.builder is not None:
             return False
         held = self.values[-1] if self.values else None
         if not (isinstance(held, _Indices) and held.holds_more()):
@@ -430,8 +425,8 @@ class _ChunkReader:
                                     "values were expected")
             slot[:] = values
 
-    def _decode_values(self, page: DataPage | PageSections, count: int
-                       ) -> np.ndarray | ByteArrays | _Indices | _Built:
+    def _decode_values(self, page: DataPage | PageSections, count: int) -> np.ndarray | ByteArrays | _Indices | None:
+        """The page's values; None when they went into the chunk's builder."""
         leaf, encoding, data = self.leaf, page.encoding, page.values
         physical, width = leaf.physical_type, leaf.type_length
         if encoding in _DICTIONARY_ENCODINGS:  # only once a PLAIN page made the builder (_hold_indices)
@@ -461,33 +456,25 @@ class _ChunkReader:
     # never joined. Chunks of dictionary indices only are gathered at the
     # end, into arrays of the exact size.
 
-    def _plain_binary(self, data: memoryview, count: int) -> _Built:
+    def _plain_binary(self, data: memoryview, count: int) -> None:
         arr, starts, lengths, _ = plain_byte_array_ranges(data, count)
-        builder = self._builder()
-        builder.append_ranges(arr, starts, lengths)
-        return _Built(builder)
+        self._builder().append_ranges(arr, starts, lengths)
 
-    def _binary_part(self, part: ByteArrays | np.ndarray | _Indices) -> ByteArrays | np.ndarray | _Indices | _Built:
-        """``part`` appended to the chunk's builder if it has one, else ``part``."""
-        builder = self._existing_builder()
-        if builder is None:
+    def _binary_part(self, part: ByteArrays | _Indices) -> ByteArrays | _Indices | None:
+        """``part`` appended to the chunk's builder if it has one (None), else ``part``."""
+        if self.builder is None:
             return part
-        self._append(builder, part)
-        return _Built(builder)
-
-    def _existing_builder(self) -> ByteArraysBuilder | None:
-        last = self.values[-1] if self.values else None
-        return last.builder if isinstance(last, _Built) else None
+        self._append(self.builder, part)
+        return None
 
     def _builder(self) -> ByteArraysBuilder:
         """The chunk's builder, made on first use from the values decoded before."""
-        builder = self._existing_builder()
-        if builder is None:
-            builder = ByteArraysBuilder()
+        if self.builder is None:
+            self.builder = ByteArraysBuilder()
             for part in self.values:
-                self._append(builder, part)
-            self.values[:] = [_Built(builder)] * len(self.values)  # in place: _add_values appends to this list
-        return builder
+                self._append(self.builder, part)
+            self.values = []
+        return self.builder
 
     def _append(self, builder: ByteArraysBuilder, part: ByteArrays | _Indices) -> None:
         if isinstance(part, _Indices):
@@ -517,9 +504,9 @@ class _ChunkReader:
         return LeafData(defs, reps, values, self.num_values)
 
     def _join_values(self) -> Array:
-        parts, builder = self.values, self._existing_builder()
+        parts, builder = self.values, self.builder
         if builder is not None:
-            self.values = self.dictionary = None
+            self.values = self.dictionary = self.builder = None
             return _as_array(builder.finish())
         if parts and all(isinstance(p, _Indices) for p in parts):
             if isinstance(self.dictionary, ByteArrays):

@@ -257,9 +257,13 @@ def read_dictionary_page(page: RawPage, codec: int) -> tuple[memoryview, int, in
 def read_data_page(page: RawPage, codec: int, max_rep: int, max_def: int) -> DataPage:
     """Split a v1 or v2 data page into levels and encoded values."""
     try:
-        if page.type == PageType.DATA_PAGE:
+        sections = _split(page, codec, max_rep, max_def)
+        if sections is None:  # BIT_PACKED levels, or sections that do not fit (named there)
             return _read_v1(page, codec, max_rep, max_def)
-        return _read_v2(page, codec, max_rep, max_def)
+        n = sections.num_values
+        rep = _section_levels(sections.rep, max_rep, n, "repetition")
+        dfn = _section_levels(sections.defs, max_def, n, "definition")
+        return DataPage(n, sections.encoding, rep, dfn, sections.values)
     except ParquetError as exc:
         exc.add_context(page=page.ordinal, file_offset=page.offset)
         raise
@@ -293,12 +297,16 @@ def split_data_page(page: RawPage, codec: int, max_rep: int, max_def: int) -> Pa
     :func:`read_data_page` then decodes or reports; a v2 page whose sections
     do not fit raises the error :func:`read_data_page` gives it."""
     try:
-        if page.type == PageType.DATA_PAGE:
-            return _split_v1(page, codec, max_rep, max_def)
-        return _split_v2(page, codec, max_rep, max_def)
+        return _split(page, codec, max_rep, max_def)
     except ParquetError as exc:
         exc.add_context(page=page.ordinal, file_offset=page.offset)
         raise
+
+
+def _split(page: RawPage, codec: int, max_rep: int, max_def: int) -> PageSections | None:
+    if page.type == PageType.DATA_PAGE:
+        return _split_v1(page, codec, max_rep, max_def)
+    return _split_v2(page, codec, max_rep, max_def)
 
 
 def _split_v1(page: RawPage, codec: int, max_rep: int, max_def: int) -> PageSections | None:
@@ -346,15 +354,6 @@ def _levels_v1(
     return _checked_levels(levels, count, max_level, kind), pos + used
 
 
-def _read_v2(page: RawPage, codec: int, max_rep: int, max_def: int) -> DataPage:
-    header = page.header.data_page_header_v2
-    rep_bytes, def_bytes = _v2_level_bytes(page)
-    n = header.num_values
-    rep = _levels_v2(rep_bytes, max_rep, n, "repetition")
-    dfn = _levels_v2(def_bytes, max_def, n, "definition")
-    return DataPage(n, header.encoding, rep, dfn, _v2_values(page, codec))
-
-
 def _v2_level_bytes(page: RawPage) -> tuple[memoryview, memoryview]:
     """The repetition and definition level sections of a v2 page (never compressed)."""
     header = page.header.data_page_header_v2
@@ -378,8 +377,9 @@ def _v2_values(page: RawPage, codec: int) -> memoryview:
     return memoryview(compression.decompress(codec, values, size))
 
 
-def _levels_v2(data: memoryview, max_level: int, count: int, kind: str) -> np.ndarray | None:
-    if max_level == 0:
+def _section_levels(data: memoryview | None, max_level: int, count: int, kind: str) -> np.ndarray | None:
+    """The levels of a bare RLE/bit-packed hybrid section (None: the column has none)."""
+    if data is None:
         return None
     levels, _ = RleBitPackedHybrid.decode(data, max_level.bit_length(), count)
     return _checked_levels(levels, count, max_level, kind)
