@@ -127,7 +127,9 @@ def read_column_chunk(
     if meta.num_values == 0:  # nothing to read; some writers leave the offsets at 0
         return empty_leaf(leaf)
     start, length = chunk_range(meta, source.size, padding=padding)
-    reader = _ChunkReader(leaf, meta.codec, verify_checksums, decryptor, _value_buffer(leaf, meta.num_values, length, out))
+    buffer = _value_buffer(leaf, meta.num_values, length, out)
+    expected = meta.num_values if buffer is None and _plausible(meta.num_values, 8, length) else 0  # int64 offsets
+    reader = _ChunkReader(leaf, meta.codec, verify_checksums, decryptor, buffer, expected)
     for page in iter_pages(source.read(start, length), start, meta.num_values, decryptor):
         reader.add(page)
     return reader.finish(meta.num_values)
@@ -239,10 +241,15 @@ def _value_buffer(leaf: SchemaNode, capacity: int, chunk_bytes: int, out: np.nda
         if out.dtype != dtype or out.ndim != 1:
             raise TypeError(f"out must be a 1-D {dtype} array, not {out.ndim}-D {out.dtype}")
         return _ValueBuffer(out)
-    if capacity * dtype.itemsize > _MAX_EXPANSION * chunk_bytes + 2**20:
+    if not _plausible(capacity, dtype.itemsize, chunk_bytes):
         return None
     reserve_items(capacity, dtype.itemsize, f"{capacity} {Type._VALUES_TO_NAMES.get(leaf.physical_type)} values")
     return _ValueBuffer(default_pool().empty(capacity, dtype))
+
+
+def _plausible(count: int, itemsize: int, chunk_bytes: int) -> bool:
+    """Whether ``count`` items of ``itemsize`` bytes may be allocated for a chunk of ``chunk_bytes``."""
+    return count * itemsize <= _MAX_EXPANSION * chunk_bytes + 2**20
 
 
 class _ChunkReader:
@@ -250,7 +257,7 @@ class _ChunkReader:
     as a list of per-page values joined at the end."""
 
     def __init__(self, leaf: SchemaNode, codec: int, verify_checksums: bool, decryptor: object | None = None,
-                 buffer: _ValueBuffer | None = None) -> None:
+                 buffer: _ValueBuffer | None = None, expected: int = 0) -> None:
         self.decryptor = decryptor
         self.leaf = leaf
         self.codec = codec
@@ -260,6 +267,7 @@ class _ChunkReader:
         self.reps: list[np.ndarray] = []
         self.values: list[np.ndarray | ByteArrays | _Indices] = []  # per page, until ``builder`` is made
         self.builder: ByteArraysBuilder | None = None  # BYTE_ARRAY values, once a PLAIN page needs it
+        self.expected = expected  # values the chunk declares, when plausible: sizes the builder
         self.buffer = buffer
         self.index_pages = IndexPages()  # dictionary-encoded pages whose slots in ``buffer`` are claimed
         self.pending: list[tuple[RawPage, PageSections]] = []
@@ -470,7 +478,7 @@ class _ChunkReader:
     def _builder(self) -> ByteArraysBuilder:
         """The chunk's builder, made on first use from the values decoded before."""
         if self.builder is None:
-            self.builder = ByteArraysBuilder()
+            self.builder = ByteArraysBuilder(expected=self.expected)
             for part in self.values:
                 self._append(self.builder, part)
             self.values = []

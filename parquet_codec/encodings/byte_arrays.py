@@ -39,9 +39,12 @@ _WINDOW_PASSES = 8
 _SCAN_WIDTHS = 4
 _SAMPLE = 256
 # ByteArraysBuilder sizes its first block as this many parts of the first
-# part's size (pages of a chunk are alike), at most _FIRST_BLOCK_BYTES:
-# memory never written costs nothing and the block is trimmed at the end.
+# part's size (pages of a chunk are alike), or from the first part's bytes
+# per value when the values to come are counted, with _EXPECTED_SLACK to
+# spare; at most _FIRST_BLOCK_BYTES: memory never written costs nothing and
+# the block is trimmed at the end.
 _GUESSED_PARTS = 64
+_EXPECTED_SLACK = 1.125
 _FIRST_BLOCK_BYTES = 1 << 28
 # A block from the memory pool cannot be trimmed: it is returned as it is when
 # at least 1 / _KEPT_SHARE of it is used, else what is used is copied out.
@@ -334,12 +337,14 @@ class ByteArraysBuilder:
     """ByteArrays appended part by part (a column chunk's pages), each part
     copied once, straight into place: :meth:`finish` joins nothing unless
     the parts outgrew the first guess of their size, or ``count`` values of
-    ``size`` bytes when those are given (then allocated exactly)."""
+    ``size`` bytes when those are given (then allocated exactly). With
+    ``expected`` values (at most) to come, the data is guessed from that count."""
 
-    def __init__(self, count: int = 0, size: int = 0) -> None:
+    def __init__(self, count: int = 0, size: int = 0, *, expected: int = 0) -> None:
         self._data = _Blocks(np.uint8, size)
-        self._offsets = _Blocks(np.int64, count + 1 if count else 0)
+        self._offsets = _Blocks(np.int64, count + 1 if count else expected + 1 if expected else 0)
         self._size = 0
+        self._expected = 0 if count else expected
 
     def append_ranges(self, data: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> None:
         """Append ``data[starts[i] : starts[i] + lengths[i]]`` for all ``i`` (ranges inside ``data``)."""
@@ -377,6 +382,9 @@ class ByteArraysBuilder:
         slots[:lead] = 0
         np.add(ends, self._size, out=slots[lead:])
         total = int(ends[-1]) if len(ends) else 0
+        if self._expected and not self._data.blocks and len(ends):
+            guess = total / len(ends) * self._expected * _EXPECTED_SLACK
+            self._data.expect(min(int(guess), _FIRST_BLOCK_BYTES) + spare)
         self._size += total
         return self._data.claim(total, spare)
 
@@ -400,6 +408,10 @@ class _Blocks:
         self.blocks: list[np.ndarray] = []
         self._used = 0  # slots filled in the last block
         self._capacity = capacity  # of the first block, when known
+
+    def expect(self, capacity: int) -> None:
+        """Size the first block (not made yet) for ``capacity`` slots."""
+        self._capacity = capacity
 
     def claim(self, count: int, spare: int = 0) -> np.ndarray:
         """The next ``count`` slots, to be filled by the caller, and up to

@@ -136,13 +136,15 @@ def test_copy_ranges_reads_short_values_at_the_end_of_the_data():
     assert out.tobytes() == _joined(data, starts, lengths)
 
 
-@pytest.mark.parametrize("parts", [1, 64])
-def test_builder_joins_parts_of_every_kind(monkeypatch, parts):
-    monkeypatch.setattr(byte_arrays, "_GUESSED_PARTS", parts)  # 1: each part outgrows the blocks
+@pytest.mark.parametrize(("parts", "count"), [(1, 0), (64, 0), (64, 10), (64, 3207), (64, 100_000)])
+def test_builder_joins_parts_of_every_kind(monkeypatch, parts, count):
+    # parts 1: each part outgrows the blocks; count: the values announced
+    # (none, too few, all 3,207 of them, far too many).
+    monkeypatch.setattr(byte_arrays, "_GUESSED_PARTS", parts)
     rng = np.random.default_rng(parts)
     dictionary = ByteArrays.from_pylist([rng.bytes(int(k)) for k in rng.integers(0, 30, 40)])
     codes = ByteArrays.from_pylist([rng.bytes(5) for _ in range(6)])
-    builder, expected = ByteArraysBuilder(), []
+    builder, expected = ByteArraysBuilder(expected=count), []
     for lengths in (np.full(500, 12), np.where(rng.random(300) < 0.2, 3, 12), np.zeros(0, dtype=np.int64)):
         data, starts = _stream(rng, lengths)
         builder.append_ranges(data, starts, lengths)
@@ -157,6 +159,21 @@ def test_builder_joins_parts_of_every_kind(monkeypatch, parts):
     got = builder.finish()
     assert got.offsets[0] == 0 and got.offsets.dtype == np.int64 and len(got.data) == got.offsets[-1]
     assert got.to_pylist() == expected
+
+
+def test_builder_sized_from_the_values_announced():
+    # A short first page, then pages of a few more bytes a value: the blocks
+    # are sized once, from the count and the first page (64 first pages
+    # would not hold them), and kept whole by the result.
+    builder = ByteArraysBuilder(expected=40_000)
+    builder.append(ByteArrays.from_pylist([b"y" * 20] * 100))
+    for _ in range(3):
+        builder.append(ByteArrays.from_pylist([b"z" * 21] * 13_300))
+    assert len(builder._offsets.blocks) == len(builder._data.blocks) == 1
+    blocks = builder._offsets.blocks[0], builder._data.blocks[0]
+    got = builder.finish()
+    assert len(got) == 40_000 and got.offsets[-1] == 839_900 and bytes(got.data[-2:]) == b"zz"
+    assert np.shares_memory(got.offsets, blocks[0]) and np.shares_memory(got.data, blocks[1])
 
 
 def test_builder_of_nothing():
