@@ -143,8 +143,12 @@ class ParquetFile:
         row_groups: Iterable[int] | None = None,
         filters: object = None,
     ) -> Iterator[Table]:
-        """Tables of at most ``batch_size`` rows; one row group is decoded at a time.
-        With ``filters``, only matching rows (row groups without any are skipped)."""
+        """Tables of ``batch_size`` rows (the last one fewer), as pyarrow's
+        batches: one may join the end of a row group to the start of the
+        next. One row group is decoded at a time; the rows carried over to
+        the next batch are copied, so the row group they came from is
+        released first. With ``filters``, only matching rows (row groups
+        without any are skipped)."""
         if batch_size <= 0:
             raise ValueError(f"batch_size must be positive, got {batch_size}")
         indices = range(self.num_row_groups) if row_groups is None else row_groups
@@ -152,9 +156,23 @@ class ParquetFile:
             tables: Iterable[Table] = Scanner(self, self._projection(columns), filters).tables(indices)
         else:
             tables = (self.read_row_group(index, columns) for index in indices)
+        carried: Table | None = None
         for table in tables:
-            for start in range(0, table.num_rows, batch_size):
-                yield table.slice(start, batch_size)
+            first = 0
+            if carried is not None:
+                first = batch_size - carried.num_rows
+                carried = Table.concat([carried, table.slice(0, first)])
+                if carried.num_rows < batch_size:
+                    continue
+                yield carried
+                carried = None
+            for start in range(first, table.num_rows, batch_size):
+                if table.num_rows - start >= batch_size:
+                    yield table.slice(start, batch_size)
+                else:  # concat copies: a slice would hold the whole row group
+                    carried = Table.concat([table.slice(start), table.slice(0, 0)])
+        if carried is not None:
+            yield carried
 
     def plan(self, filters: object, columns: Sequence[str] | None = None) -> ReadPlan:
         """What ``read(columns, filters)`` would fetch, and why: row groups kept

@@ -135,7 +135,7 @@ def test_iter_batches_and_read_row_groups_with_filters(arrow_file):
     filters = [[("k", "<", 2500)], [("k", ">=", 17000)]]
     with pc.ParquetFile(arrow_file) as pf:
         batches = list(pf.iter_batches(batch_size=1000, columns=["k"], filters=filters))
-        assert [b.num_rows for b in batches] == [1000, 1000, 500, 1000, 1000, 1000]
+        assert [b.num_rows for b in batches] == [1000] * 5 + [500]  # the 500 left of the first matches join the next
         ks = [r["k"] for b in batches for r in b.to_pylist()]
         assert ks == list(range(2500)) + list(range(17000, N))
         assert pf.read_row_groups([4], ["k"], filters=filters).num_rows == 3000

@@ -218,10 +218,23 @@ def test_projection_and_row_groups():
         assert got.to_arrow().schema == expected.schema
     assert pf.read_row_group(2).to_pylist() == pq.ParquetFile(io.BytesIO(buf.getvalue())).read_row_group(2).to_pylist()
     batches = list(pf.iter_batches(batch_size=32, columns=["lst"]))
-    assert [b.num_rows for b in batches] == [32, 32, 6] * 4 + [20]
+    arrow_batches = pq.ParquetFile(io.BytesIO(buf.getvalue())).iter_batches(batch_size=32, columns=["lst"])
+    assert [b.num_rows for b in batches] == [b.num_rows for b in arrow_batches] == [32] * 9 + [12]  # 300 rows
     assert sum((b.to_pylist() for b in batches), []) == table.select(["lst"]).to_pylist()
     with pytest.raises(SchemaError):
         pf.read(columns=["nope"])
+
+
+def test_batches_across_row_groups_hold_copies():
+    table = pa.table({"x": pa.array(range(250), pa.int64()), "s": [str(i) for i in range(250)]})
+    buf = io.BytesIO()
+    pq.write_table(table, buf, row_group_size=100)
+    batches = list(reader.ParquetFile(buf.getvalue()).iter_batches(batch_size=30))
+    assert [b.num_rows for b in batches] == [30] * 8 + [10]
+    assert sum((b.to_pylist() for b in batches), []) == table.to_pylist()
+    spanning = batches[3]  # rows 90..119: the end of the first row group and the start of the second
+    assert spanning.column("x").array.values.base is None  # its own 30 values, not a view of a row group
+    assert batches[0].column("x").array.values.base is not None  # within a row group: a view
 
 
 def test_sources_path_bytes_and_file_object(tmp_path):
