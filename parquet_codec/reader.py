@@ -81,6 +81,11 @@ class ParquetFile:
     def num_rows(self) -> int:
         return self.metadata.num_rows
 
+    @property
+    def schema_arrow(self) -> Any:
+        """The columns' pyarrow.Schema, as ``to_arrow`` types them (needs pyarrow)."""
+        return self.read_row_groups([]).to_arrow().schema
+
     def read_row_group(self, index: int, columns: Sequence[str] | None = None) -> Table:
         """Row group ``index`` as a Table of the selected columns (all by default)."""
         schema = self._projection(columns)
@@ -139,8 +144,8 @@ class ParquetFile:
     def iter_batches(
         self,
         batch_size: int = DEFAULT_BATCH_SIZE,
+        row_groups: Iterable[int] | None = None,  # positional order as pyarrow's
         columns: Sequence[str] | None = None,
-        row_groups: Iterable[int] | None = None,
         filters: object = None,
     ) -> Iterator[Table]:
         """Tables of ``batch_size`` rows (the last one fewer), as pyarrow's

@@ -237,6 +237,17 @@ def test_batches_across_row_groups_hold_copies():
     assert batches[0].column("x").array.values.base is not None  # within a row group: a view
 
 
+def test_schema_arrow_and_positional_iter_batches_as_pyarrow():
+    table = pa.table({"t": pa.array([1, None], pa.timestamp("ms", tz="UTC")), "d": pa.array([1, 2], pa.date32()),
+                      "m": pa.array([[("k", 1)], None], pa.map_(pa.string(), pa.int32())),
+                      "dec": pa.array([1, 2], pa.decimal128(9, 2)), "l": [[1.5], []]})
+    buf = io.BytesIO()
+    pq.write_table(table, buf, row_group_size=1)
+    ours, theirs = reader.ParquetFile(buf.getvalue()), pq.ParquetFile(io.BytesIO(buf.getvalue()))
+    assert ours.schema_arrow == theirs.schema_arrow
+    assert [b.to_pylist() for b in ours.iter_batches(5, [1])] == [b.to_pylist() for b in theirs.iter_batches(5, [1])]
+
+
 def test_sources_path_bytes_and_file_object(tmp_path):
     path = tmp_path / "t.parquet"
     pq.write_table(pyarrow_table(), path)
