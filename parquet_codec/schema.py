@@ -19,26 +19,21 @@ import copy
 from collections.abc import Iterable, Sequence
 from functools import cached_property
 
+from parquet_codec.converted_types import converted_from_logical, resolved_logical_type
 from parquet_codec.errors import SchemaError
 from parquet_codec.format.ttypes import (
     BsonType,
     ConvertedType,
     DateType,
-    DecimalType,
     EdgeInterpolationAlgorithm,
     EnumType,
     FieldRepetitionType,
-    IntType,
     JsonType,
     ListType,
     LogicalType,
     MapType,
-    MicroSeconds,
-    MilliSeconds,
     SchemaElement,
     StringType,
-    TimestampType,
-    TimeType,
     TimeUnit,
     Type,
 )
@@ -341,88 +336,6 @@ class Schema:
 
 
 # ---------------------------------------------------------------------------
-# Logical types: the LogicalType union, falling back to the legacy ConvertedType
-# (LogicalTypes.md: each ConvertedType has an equivalent LogicalType).
-
-_MILLIS = TimeUnit(MILLIS=MilliSeconds())
-_MICROS = TimeUnit(MICROS=MicroSeconds())
-
-_INT_CONVERTED = {
-    ConvertedType.INT_8: (8, True), ConvertedType.INT_16: (16, True), ConvertedType.INT_32: (32, True),
-    ConvertedType.INT_64: (64, True), ConvertedType.UINT_8: (8, False), ConvertedType.UINT_16: (16, False),
-    ConvertedType.UINT_32: (32, False), ConvertedType.UINT_64: (64, False),
-}
-
-
-def is_known_logical_type(lt: LogicalType | None) -> bool:
-    """True when one union member is set (a type from the future sets none we know)."""
-    return lt is not None and any(getattr(lt, spec[2]) is not None for spec in LogicalType.thrift_spec if spec)
-
-
-def logical_from_converted(ct: int | None, precision: int | None = None, scale: int | None = None) -> LogicalType | None:
-    """The LogicalType equivalent to a ConvertedType; None for MAP_KEY_VALUE and
-    INTERVAL, which have none, and for a DECIMAL without precision."""
-    if ct is None:
-        return None
-    simple = {
-        ConvertedType.UTF8: LogicalType(STRING=StringType()), ConvertedType.MAP: LogicalType(MAP=MapType()),
-        ConvertedType.LIST: LogicalType(LIST=ListType()), ConvertedType.ENUM: LogicalType(ENUM=EnumType()),
-        ConvertedType.DATE: LogicalType(DATE=DateType()), ConvertedType.JSON: LogicalType(JSON=JsonType()),
-        ConvertedType.BSON: LogicalType(BSON=BsonType()),
-    }
-    if ct in simple:
-        return simple[ct]
-    if ct in _INT_CONVERTED:
-        width, signed = _INT_CONVERTED[ct]
-        return LogicalType(INTEGER=IntType(bitWidth=width, isSigned=signed))
-    if ct == ConvertedType.DECIMAL:
-        if precision is None:
-            return None
-        return LogicalType(DECIMAL=DecimalType(scale=scale or 0, precision=precision))
-    # The legacy time types are UTC-adjusted by definition (LogicalTypes.md "Deprecated ...").
-    if ct in (ConvertedType.TIME_MILLIS, ConvertedType.TIME_MICROS):
-        unit = _MILLIS if ct == ConvertedType.TIME_MILLIS else _MICROS
-        return LogicalType(TIME=TimeType(isAdjustedToUTC=True, unit=unit))
-    if ct in (ConvertedType.TIMESTAMP_MILLIS, ConvertedType.TIMESTAMP_MICROS):
-        unit = _MILLIS if ct == ConvertedType.TIMESTAMP_MILLIS else _MICROS
-        return LogicalType(TIMESTAMP=TimestampType(isAdjustedToUTC=True, unit=unit))
-    return None
-
-
-def resolved_logical_type(element: SchemaElement) -> LogicalType | None:
-    """The element's LogicalType when it is one we know, else the converted type's equivalent."""
-    if is_known_logical_type(element.logicalType):
-        return element.logicalType
-    return logical_from_converted(element.converted_type, element.precision, element.scale)
-
-
-def converted_from_logical(lt: LogicalType | None) -> int | None:
-    """The ConvertedType writers add beside a LogicalType for older readers, or None."""
-    if lt is None:
-        return None
-    for member, ct in (("STRING", ConvertedType.UTF8), ("MAP", ConvertedType.MAP), ("LIST", ConvertedType.LIST),
-                       ("ENUM", ConvertedType.ENUM), ("DECIMAL", ConvertedType.DECIMAL),
-                       ("DATE", ConvertedType.DATE), ("JSON", ConvertedType.JSON), ("BSON", ConvertedType.BSON)):
-        if getattr(lt, member) is not None:
-            return ct
-    if lt.INTEGER is not None:
-        for ct, (width, signed) in _INT_CONVERTED.items():
-            if (width, signed) == (lt.INTEGER.bitWidth, lt.INTEGER.isSigned):
-                return ct
-        return None
-    for member, millis, micros in (("TIME", ConvertedType.TIME_MILLIS, ConvertedType.TIME_MICROS),
-                                   ("TIMESTAMP", ConvertedType.TIMESTAMP_MILLIS, ConvertedType.TIMESTAMP_MICROS)):
-        t = getattr(lt, member)
-        # Only UTC-adjusted millis/micros have a legacy equivalent.
-        if t is not None and t.isAdjustedToUTC and t.unit is not None:
-            if t.unit.MILLIS is not None:
-                return millis
-            if t.unit.MICROS is not None:
-                return micros
-    return None
-
-
-# ---------------------------------------------------------------------------
 # Text form, as parquet-java's MessageType.toString() prints it (the CLI shows it).
 
 _UNIT_NAMES = ("MILLIS", "MICROS", "NANOS")
@@ -612,6 +525,6 @@ def map_(name: str, key: list[SchemaElement], value: list[SchemaElement] | None,
 
 __all__ = [
     "MAX_DEPTH", "REQUIRED", "OPTIONAL", "REPEATED", "SchemaNode", "Schema", "Field",
-    "resolved_logical_type", "annotation_text", "logical_from_converted", "converted_from_logical", "is_known_logical_type",
+    "annotation_text",
     "primitive", "group", "list_", "map_",
 ]
