@@ -40,6 +40,7 @@ import numpy as np
 
 from parquet_codec import decimals, temporal
 from parquet_codec.arrays import Array, BinaryArray, PrimitiveArray
+from parquet_codec.converted_types import converted_from_logical, logical_from_converted
 from parquet_codec.errors import DecodingError, SchemaError, UnsupportedError
 from parquet_codec.format import ttypes
 
@@ -179,35 +180,17 @@ def _from_logical_type(name: str, value: object, base: LogicalInfo, column: str)
     return None  # group-only (MAP, LIST, VARIANT) or unhandled (GEOMETRY, GEOGRAPHY, FILE)
 
 
-_CONVERTED_INTS = {
-    _CT.INT_8: (8, True), _CT.INT_16: (16, True), _CT.INT_32: (32, True), _CT.INT_64: (64, True),
-    _CT.UINT_8: (8, False), _CT.UINT_16: (16, False), _CT.UINT_32: (32, False), _CT.UINT_64: (64, False),
-}  # fmt: skip
-_CONVERTED_TEMPORAL = {
-    _CT.TIME_MILLIS: ("time", "ms"),
-    _CT.TIME_MICROS: ("time", "us"),
-    _CT.TIMESTAMP_MILLIS: ("timestamp", "ms"),
-    _CT.TIMESTAMP_MICROS: ("timestamp", "us"),
-}
-_CONVERTED_BYTES = {_CT.UTF8: "string", _CT.ENUM: "enum", _CT.JSON: "json", _CT.BSON: "bson"}
-
-
 def _from_converted_type(element: ttypes.SchemaElement, base: LogicalInfo) -> LogicalInfo | None:
-    """ConvertedType alone, per the backward-compatibility tables."""
+    """ConvertedType alone: read as its LogicalType equivalent (the
+    backward-compatibility tables). INTERVAL has none; a DECIMAL without a
+    valid precision is an error, not a plain number."""
     converted = element.converted_type
-    if converted in _CONVERTED_BYTES:
-        return _bytes_kind(_CONVERTED_BYTES[converted], base)
-    if converted in _CONVERTED_INTS:
-        return _integer(base, *_CONVERTED_INTS[converted], element.name)
-    if converted in _CONVERTED_TEMPORAL:
-        return _temporal(base, *_CONVERTED_TEMPORAL[converted], utc=True)
-    if converted == _CT.DECIMAL:
-        return _decimal(base, element.scale, element.precision, element.name)
-    if converted == _CT.DATE:
-        return dataclasses.replace(base, kind="date", bit_width=None) if base.physical_type == _T.INT32 else None
     if converted == _CT.INTERVAL:
         return _flba(base, "interval", 12)
-    return None  # MAP, LIST, MAP_KEY_VALUE, or a value from the future
+    if converted == _CT.DECIMAL:
+        return _decimal(base, element.scale, element.precision, element.name)
+    member = _union_member(logical_from_converted(converted))
+    return None if member is None else _from_logical_type(*member, base, element.name)
 
 
 def logical_info(element: ttypes.SchemaElement) -> LogicalInfo:
@@ -236,43 +219,37 @@ def _time_unit(unit: str) -> ttypes.TimeUnit:
     return ttypes.TimeUnit(NANOS=ttypes.NanoSeconds())
 
 
-_BYTES_ANNOTATIONS = {
-    "string": ("STRING", ttypes.StringType, _CT.UTF8),
-    "enum": ("ENUM", ttypes.EnumType, _CT.ENUM),
-    "json": ("JSON", ttypes.JsonType, _CT.JSON),
-    "bson": ("BSON", ttypes.BsonType, _CT.BSON),
+# LogicalType members without parameters, by LogicalInfo kind.
+_PLAIN_ANNOTATIONS = {
+    "string": ("STRING", ttypes.StringType), "enum": ("ENUM", ttypes.EnumType), "json": ("JSON", ttypes.JsonType),
+    "bson": ("BSON", ttypes.BsonType), "date": ("DATE", ttypes.DateType), "uuid": ("UUID", ttypes.UUIDType),
+    "float16": ("FLOAT16", ttypes.Float16Type), "null": ("UNKNOWN", ttypes.NullType),
 }
 
 
 def _annotation(info: LogicalInfo) -> tuple[ttypes.LogicalType | None, int | None]:
-    """The LogicalType and ConvertedType a writer records for ``info``
-    (the forward-compatibility tables: local TIME/TIMESTAMP also get the
-    legacy annotation; NANOS gets none)."""
+    """The LogicalType and ConvertedType a writer records for ``info``: the
+    ConvertedType is the LogicalType's legacy equivalent, if it has one."""
+    if info.kind == "interval":  # a ConvertedType without a LogicalType
+        return None, _CT.INTERVAL
+    logical = _logical_type(info)
+    return logical, converted_from_logical(logical)
+
+
+def _logical_type(info: LogicalInfo) -> ttypes.LogicalType | None:
     kind, L = info.kind, ttypes.LogicalType
-    legacy_unit = {"ms": 0, "us": 1}.get(info.unit or "")
-    if kind in _BYTES_ANNOTATIONS:
-        member, cls, converted = _BYTES_ANNOTATIONS[kind]
-        return L(**{member: cls()}), converted
+    if kind in _PLAIN_ANNOTATIONS:
+        member, cls = _PLAIN_ANNOTATIONS[kind]
+        return L(**{member: cls()})
     if kind == "int" and (info.bit_width not in (32, 64) or not info.signed):
-        name = f"{'' if info.signed else 'U'}INT_{info.bit_width}"
-        return L(INTEGER=ttypes.IntType(info.bit_width, info.signed)), getattr(_CT, name)
+        return L(INTEGER=ttypes.IntType(info.bit_width, info.signed))
     if kind == "decimal":
-        return L(DECIMAL=ttypes.DecimalType(info.scale, info.precision)), _CT.DECIMAL
-    if kind == "date":
-        return L(DATE=ttypes.DateType()), _CT.DATE
+        return L(DECIMAL=ttypes.DecimalType(info.scale, info.precision))
     if kind == "time":
-        converted = None if legacy_unit is None else (_CT.TIME_MILLIS, _CT.TIME_MICROS)[legacy_unit]
-        return L(TIME=ttypes.TimeType(info.utc, _time_unit(info.unit))), converted
+        return L(TIME=ttypes.TimeType(info.utc, _time_unit(info.unit)))
     if kind == "timestamp":
-        converted = None if legacy_unit is None else (_CT.TIMESTAMP_MILLIS, _CT.TIMESTAMP_MICROS)[legacy_unit]
-        return L(TIMESTAMP=ttypes.TimestampType(info.utc, _time_unit(info.unit))), converted
-    simple = {
-        "uuid": (L(UUID=ttypes.UUIDType()), None),
-        "float16": (L(FLOAT16=ttypes.Float16Type()), None),
-        "null": (L(UNKNOWN=ttypes.NullType()), None),
-        "interval": (None, _CT.INTERVAL),
-    }
-    return simple.get(kind, (None, None))
+        return L(TIMESTAMP=ttypes.TimestampType(info.utc, _time_unit(info.unit)))
+    return None
 
 
 def element_fields(info: LogicalInfo) -> dict[str, object]:
