@@ -12,6 +12,22 @@ from collections.abc import Callable
 
 from parquet_codec.errors import ParquetError
 
+# Address space beyond what the interpreter has mapped when the limit is set:
+# an allocation past it raises MemoryError, recorded as a finding with the
+# input that caused it (libFuzzer's own RSS limit kills the process without
+# saying which input).
+HEADROOM = 1024 * 2**20
+
+
+def limit_address_space(headroom: int = HEADROOM) -> None:
+    """Cap this process's address space at what it maps now plus ``headroom``."""
+    import resource
+
+    with open("/proc/self/statm") as statm:
+        mapped = int(statm.read().split()[0]) * resource.getpagesize()
+    limit = mapped + headroom
+    resource.setrlimit(resource.RLIMIT_AS, (limit, resource.getrlimit(resource.RLIMIT_AS)[1]))
+
 
 class ContractViolation(AssertionError):
     """A ParquetError whose message does not say what went wrong or where."""
@@ -47,4 +63,4 @@ def run(target: Callable[[bytes], object], data: bytes, *, where: bool = True) -
     return None
 
 
-__all__ = ["ContractViolation", "check_error", "run"]
+__all__ = ["HEADROOM", "ContractViolation", "check_error", "limit_address_space", "run"]

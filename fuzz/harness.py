@@ -29,21 +29,6 @@ with atheris.instrument_imports(include=["parquet_codec", "fuzz"]):
     from fuzz.mutator import custom_mutator
 
 FILE_TARGETS = ("read", "decrypt")
-# Address space beyond what the interpreter has mapped at start: an allocation
-# past it raises MemoryError, recorded as a finding with the input that caused it
-# (libFuzzer's own RSS limit kills the process without saying which input).
-HEADROOM = 1024 * 2**20
-
-
-def _limit_address_space() -> None:
-    import resource
-
-    with open("/proc/self/statm") as statm:
-        mapped = int(statm.read().split()[0]) * resource.getpagesize()
-    limit = mapped + HEADROOM
-    resource.setrlimit(resource.RLIMIT_AS, (limit, resource.getrlimit(resource.RLIMIT_AS)[1]))
-
-
 def main(argv: list[str]) -> None:
     if len(argv) < 2 or argv[1] not in targets.TARGETS:
         sys.exit(f"usage: python -m fuzz.harness {{{','.join(targets.TARGETS)}}} [libFuzzer options]")
@@ -56,7 +41,7 @@ def main(argv: list[str]) -> None:
 
     mutator = custom_mutator if name in FILE_TARGETS else None
     atheris.Setup([argv[0], *argv[2:]], one_input, custom_mutator=mutator)
-    _limit_address_space()
+    contract.limit_address_space()
     atheris.Fuzz()
 
 

@@ -1,6 +1,6 @@
 """Replay inputs through the targets without atheris: reproduce findings, measure coverage.
 
-``python -m fuzz.replay TARGET [FILE_OR_DIR ...]`` runs every input (by
+``python -m fuzz.replay TARGET [--limited] [FILE_OR_DIR ...]`` runs every input (by
 default the target's seeds, grown corpus and regressions) through the
 contract and prints violations, the slowest input and the largest traced
 allocation peak relative to the input's size. Under ``coverage run
@@ -56,6 +56,9 @@ def replay(target: str, files: list[Path]) -> int:
 
 
 def main(argv: list[str]) -> int:
+    if "--limited" in argv:  # under the harness's memory cap, as the fuzzer ran the input
+        argv = [a for a in argv if a != "--limited"]
+        contract.limit_address_space()
     names = list(targets.TARGETS) if len(argv) < 2 or argv[1] == "all" else [argv[1]]
     return 1 if sum(replay(name, inputs(name, argv[2:])) for name in names) else 0
 

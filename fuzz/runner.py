@@ -5,6 +5,12 @@ up, so one finding does not end a long run. Everything goes under
 ``fuzz/findings/TARGET/`` (gitignored): the growing corpus, crash / timeout /
 OOM inputs, libFuzzer's log, and ``stats.json`` with the executions, peak RSS
 and findings of the run (summed over restarts).
+
+An input libFuzzer saved is replayed in a fresh interpreter before it counts
+as a finding: a long run's process grows (atheris's bookkeeping) until the
+address-space cap of :mod:`fuzz.harness` stops it, and the input it happened
+to be running then is saved although it does nothing wrong. Those are listed
+under ``unreproduced`` instead.
 """
 
 from __future__ import annotations
@@ -50,7 +56,7 @@ def run(target: str, seconds: int, extra: list[str]) -> dict:
     (work / "corpus").mkdir(parents=True, exist_ok=True)
     deadline = time.monotonic() + seconds
     stats = {"target": target, "seconds": seconds, "executions": 0, "peak_rss_mb": 0, "restarts": 0,
-             "findings": []}
+             "findings": [], "unreproduced": []}
     with open(work / "log.txt", "a") as log_file:
         while (left := int(deadline - time.monotonic())) > 1:
             before = set(os.listdir(work))
@@ -61,7 +67,8 @@ def run(target: str, seconds: int, extra: list[str]) -> dict:
             stats["executions"] += execs
             stats["peak_rss_mb"] = max(stats["peak_rss_mb"], rss)
             new = sorted(set(os.listdir(work)) - before - {"log.txt", "stats.json"})
-            stats["findings"] += new
+            for name in new:
+                stats["findings" if _reproduces(target, work / name) else "unreproduced"].append(name)
             if proc.returncode == 0:
                 break
             stats["restarts"] += 1
@@ -70,6 +77,18 @@ def run(target: str, seconds: int, extra: list[str]) -> dict:
                 break
     (work / "stats.json").write_text(json.dumps(stats, indent=1))
     return stats
+
+
+def _reproduces(target: str, path: Path) -> bool:
+    """Whether ``path`` breaks the contract again in a fresh process (fuzz.replay),
+    or takes it past the harness's time and memory limits."""
+    try:
+        replayed = subprocess.run([sys.executable, "-m", "fuzz.replay", target, "--limited", str(path)],
+                                  capture_output=True,
+                                  timeout=TIMEOUT * 4, cwd=FUZZ.parent)
+    except subprocess.TimeoutExpired:
+        return True
+    return replayed.returncode != 0
 
 
 def main(argv: list[str]) -> int:
