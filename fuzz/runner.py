@@ -7,10 +7,11 @@ OOM inputs, libFuzzer's log, and ``stats.json`` with the executions, peak RSS
 and findings of the run (summed over restarts).
 
 An input libFuzzer saved is replayed in a fresh interpreter before it counts
-as a finding: a long run's process grows (atheris's bookkeeping) until the
-address-space cap of :mod:`fuzz.harness` stops it, and the input it happened
-to be running then is saved although it does nothing wrong. Those are listed
-under ``unreproduced`` instead.
+as a finding: under atheris a long run's process grows by a few hundred
+bytes per execution (replayed without atheris, the same inputs do not) until
+the address-space cap (fuzz.contract.limit_address_space) stops it, and the
+input it happened to be running is saved although it does nothing wrong.
+Those are listed under ``unreproduced`` instead.
 """
 
 from __future__ import annotations
