@@ -241,7 +241,12 @@ def _normalize(pa: Any, array: Any) -> Any:
     if isinstance(typ, pa.BaseExtensionType) and typ.extension_name not in ("arrow.uuid", "arrow.json"):
         return _normalize(pa, array.storage)
     target = _normalized_type(pa, typ)
-    return array if target == typ else array.cast(target)
+    if target == typ:
+        return array
+    try:
+        return array.cast(target)
+    except pa.ArrowInvalid as exc:  # e.g. seconds beyond int64 milliseconds
+        raise SchemaError(str(exc)) from None
 
 
 def _leaf_info(pa: Any, typ: Any) -> LogicalInfo:

@@ -1,9 +1,10 @@
 """Writing one column chunk (File Format: "Column chunks", "Data Pages").
 
 From a leaf's shredded :class:`~parquet_codec.levels.LeafData` this module
-chooses the value encoding, cuts pages at record boundaries, encodes levels
-and values, compresses, checksums, and produces the chunk's
-``ColumnMetaData`` with statistics and size statistics.
+chooses the value encoding, cuts pages at record boundaries by size and row
+count (:mod:`parquet_codec.page_cuts`), encodes levels and values,
+compresses, checksums, and produces the chunk's ``ColumnMetaData`` with
+statistics and size statistics.
 
 Encoding choice follows parquet-java's v1 and v2 writers by default:
 
@@ -18,7 +19,9 @@ Encoding choice follows parquet-java's v1 and v2 writers by default:
 - fallback (or dictionary off): PLAIN in v1; in v2 DELTA_BINARY_PACKED for
   INT32/INT64, DELTA_BYTE_ARRAY for BYTE_ARRAY and FIXED_LEN_BYTE_ARRAY, RLE
   for BOOLEAN and PLAIN for FLOAT, DOUBLE and INT96;
-- an explicit ``encoding`` replaces the fallback encoding.
+- an explicit ``encoding`` (``column_encoding``, or BYTE_STREAM_SPLIT from
+  ``use_byte_stream_split``) replaces the fallback encoding, as in pyarrow:
+  the dictionary still comes first when enabled.
 
 Each page's location, row range, bounds, null and NaN counts are kept in a
 :class:`PageRecord` for the page index.
@@ -60,7 +63,7 @@ from parquet_codec.format.ttypes import (
     PageType,
     Type,
 )
-from parquet_codec.levels import LeafData, row_starts
+from parquet_codec.levels import LeafData
 from parquet_codec.page import (
     PageOut,
     encode_levels,
@@ -68,6 +71,7 @@ from parquet_codec.page import (
     write_data_page_v2,
     write_dictionary_page,
 )
+from parquet_codec.page_cuts import DEFAULT_MAX_ROWS_PER_PAGE, page_cuts, slot_levels
 from parquet_codec.schema import SchemaNode
 from parquet_codec.statistics import (
     DEFAULT_TRUNCATE_LENGTH,
@@ -112,6 +116,7 @@ class ColumnOptions:
     write_statistics: bool = True
     write_page_checksum: bool = False
     statistics_truncate_length: int | None = DEFAULT_TRUNCATE_LENGTH
+    max_rows_per_page: int | None = DEFAULT_MAX_ROWS_PER_PAGE  # rows per data page at most (None: no cap)
 
 
 class PageSealer(Protocol):
@@ -298,72 +303,6 @@ def plan_dictionary(values: Array, probe_values: int, limit: int) -> _Dictionary
 # ---------------------------------------------------------------- page cutting
 
 
-@dataclass
-class _Levels:
-    """Slot-level facts of one leaf: value index of each slot, record starts."""
-
-    leaf: LeafData
-    max_def: int
-    value_at: np.ndarray | None  # number of non-null values before each slot (None: slot == value)
-    starts: np.ndarray | None  # record starts (slot positions); None: every slot starts a record
-
-    def values_before(self, slot: int) -> int:
-        if self.value_at is None:
-            return slot
-        return int(self.value_at[slot]) if slot < len(self.value_at) - 1 else int(self.value_at[-1])
-
-    def slot_of_value(self, value: int) -> int:
-        """The slot holding non-null value ``value``."""
-        if self.value_at is None:
-            return value
-        return int(np.searchsorted(self.value_at, value, side="right")) - 1
-
-
-def _levels(leaf: LeafData, max_def: int) -> _Levels:
-    value_at = None
-    if leaf.def_levels is not None:
-        present = leaf.def_levels == max_def
-        if not present.all():  # with no null slot, slot i holds value i
-            value_at = np.zeros(leaf.num_values + 1, dtype=np.int64)
-            np.cumsum(present, out=value_at[1:])
-    starts = None if leaf.rep_levels is None else row_starts(leaf.rep_levels, leaf.num_values)
-    return _Levels(leaf, max_def, value_at, starts)
-
-
-def _page_cuts(lv: _Levels, start: int, stop: int, value_cost: np.ndarray | float, page_size: int) -> list[int]:
-    """Slot boundaries of pages over slots ``start..stop``: a page closes at the
-    first record start after its estimated size reaches ``page_size``.
-
-    Sizes count values only, so the cut points are found among the values (a
-    cumulative sum over values, or a fixed count per page) and then mapped to
-    the slots holding them; nothing is computed per slot."""
-    if stop <= start:
-        return []
-    first = lv.values_before(start)
-    count = lv.values_before(stop) - first
-    if isinstance(value_cost, np.ndarray):
-        cum = np.cumsum(value_cost[first : first + count])
-        total = cum[-1] if count else 0
-        last = np.searchsorted(cum, np.arange(page_size, total, page_size), side="left")
-    else:
-        per_page = max(1, int(page_size // max(value_cost, 1e-9)))
-        last = np.arange(per_page - 1, count - 1, per_page)  # the value that fills each page
-    if lv.value_at is None:
-        ends = start + last + 1
-    else:
-        ends = np.searchsorted(lv.value_at, first + last, side="right")  # one past the slot holding it
-    # Snap each end to the next record start; drop duplicates and the chunk end.
-    starts = lv.starts
-    if starts is None:
-        snapped = ends
-    else:
-        at = np.searchsorted(starts, ends, side="left")
-        snapped = np.where(at >= len(starts), stop, starts[np.minimum(at, len(starts) - 1)])
-    inner = np.unique(snapped[(snapped > start) & (snapped < stop)])
-    return [start, *inner.tolist(), stop]
-
-
-
 # ---------------------------------------------------------------- the chunk
 
 
@@ -373,7 +312,7 @@ class _ChunkBuilder:
     def __init__(self, node: SchemaNode, info: LogicalInfo, leaf: LeafData, options: ColumnOptions,
                  file_offset: int, sealer: PageSealer | None = None) -> None:
         self.node, self.info, self.leaf, self.options = node, info, leaf, options
-        self.lv = _levels(leaf, node.max_definition_level)
+        self.lv = slot_levels(leaf, node.max_definition_level)
         self.start = self.offset = file_offset
         self.sealer = sealer
         self.data_pages = 0
@@ -504,7 +443,8 @@ def _fallback_pages(builder: _ChunkBuilder, start: int, encoding: int) -> None:
     to the end of the chunk (one empty page for an empty chunk)."""
     lv, leaf, node, info = builder.lv, builder.leaf, builder.node, builder.info
     values, slots, options = leaf.values, leaf.num_values, builder.options
-    cuts = _page_cuts(lv, start, slots, _plain_sizes(values), options.data_page_size) if slots else [0, 0]
+    cuts = page_cuts(lv, start, slots, _plain_sizes(values), options.data_page_size,
+                     options.max_rows_per_page) if slots else [0, 0]
     for a, b in zip(cuts[:-1], cuts[1:], strict=False):
         page_values = _slice(values, lv.values_before(a), lv.values_before(b))
         bounds = value_bounds(page_values, info) if options.write_statistics else None
@@ -533,7 +473,7 @@ def _dictionary_pages(builder: _ChunkBuilder, dictionary: _Dictionary, split: in
     lv, opts = builder.lv, builder.options
     width = dictionary.bit_width
     encoding = Encoding.PLAIN_DICTIONARY if opts.page_version == 1 else Encoding.RLE_DICTIONARY
-    cuts = _page_cuts(lv, 0, split, width / 8 + 0.01, opts.data_page_size)
+    cuts = page_cuts(lv, 0, split, width / 8 + 0.01, opts.data_page_size, opts.max_rows_per_page)
     entries = len(dictionary.values)
     floats = _float_view(dictionary.values, builder.info)
     nan_entries = None if floats is None else np.isnan(floats)
@@ -551,6 +491,7 @@ def _dictionary_pages(builder: _ChunkBuilder, dictionary: _Dictionary, split: in
 
 __all__ = [
     "ChunkOut", "ColumnOptions", "PageRecord", "PageSealer", "DEFAULT_PAGE_SIZE", "DEFAULT_DICTIONARY_PAGE_SIZE",
+    "DEFAULT_MAX_ROWS_PER_PAGE",
     "check_encoding", "default_encoding", "dictionary_allowed", "encode_values", "nan_count", "plan_dictionary",
     "write_column_chunk",
 ]

@@ -12,10 +12,16 @@ file is complete. An exception on the way (or leaving the ``with`` block by
 one) removes the temporary file and leaves any previous file untouched. A
 file object is written sequentially, never seeked, and not closed.
 
-Options take pyarrow's names. Per column options (``compression``,
-``use_dictionary``, ``write_statistics``, ``column_encoding``) name a
-top-level column or a dotted leaf path (``"a.list.element"``); a top-level
-name covers every leaf under it.
+Options take pyarrow's names (:mod:`parquet_codec.writer_options`); per
+column ones name a top-level column or a dotted leaf path
+(``"a.list.element"``). Pages are cut by ``data_page_size`` and, when given,
+``max_rows_per_page`` (:mod:`parquet_codec.page_cuts`).
+
+The type options (``version``, ``coerce_timestamps``,
+``use_deprecated_int96_timestamps``, ``store_decimal_as_integer``,
+``write_time_adjusted_to_utc``) choose the types stored, as pyarrow does
+(:mod:`parquet_codec.stored_types`); the writer's schema describes the
+tables given, ``writer.schema`` the file's.
 
 After the row groups come the page indexes (``write_page_index=True`` by
 default) and the bloom filters (``bloom_filter_options``), laid out as
@@ -41,25 +47,14 @@ import os
 import struct
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from parquet_codec._version import __version__
-from parquet_codec.column_writer import (
-    DEFAULT_DICTIONARY_PAGE_SIZE,
-    DEFAULT_PAGE_SIZE,
-    ChunkOut,
-    ColumnOptions,
-    check_encoding,
-    write_column_chunk,
-)
-from parquet_codec.compression import codec_from_name
+from parquet_codec.column_writer import ChunkOut, write_column_chunk
 from parquet_codec.crypto import ColumnChunkEncryptor, FileEncryptionProperties, FileEncryptor, footer_bytes
 from parquet_codec.errors import EncryptionError, ParquetError, SchemaError, UnsupportedError
 from parquet_codec.format.ttypes import (
     ColumnOrder,
-    CompressionCodec,
-    Encoding,
     FileMetaData,
     KeyValue,
     RowGroup,
@@ -67,123 +62,22 @@ from parquet_codec.format.ttypes import (
     TypeDefinedOrder,
 )
 from parquet_codec.levels import shred
+from parquet_codec.list_names import arrow_element_names, arrow_list_names
 from parquet_codec.metadata import MAGIC
 from parquet_codec.schema import Schema, SchemaNode
 from parquet_codec.spark import ROW_METADATA_KEY, row_metadata
+from parquet_codec.stored_types import StoredTypes
 from parquet_codec.table import Table
 from parquet_codec.thrift_io import serialize
 from parquet_codec.types import LogicalInfo, logical_info
 from parquet_codec.writer_indexes import TrailingModules, bloom_filter_bytes, bloom_specs, page_index_bytes
+from parquet_codec.writer_options import SortKey, WriterOptions
 
 #: Rows per row group when none is given (pyarrow's default).
 DEFAULT_ROW_GROUP_SIZE = 1024 * 1024
 #: Estimated in-memory bytes per row group when none is given (parquet-java's block size).
 DEFAULT_MAX_ROW_GROUP_BYTES = 128 * 1024 * 1024
 CREATED_BY = f"parquet-codec version {__version__}"
-FORMAT_VERSION = 2
-
-
-@dataclass(frozen=True)
-class SortKey:
-    """One entry of ``sorting_columns``: a leaf column index and its order."""
-
-    column_index: int
-    descending: bool = False
-    nulls_first: bool = False
-
-
-def _per_column(value: Any, leaf: SchemaNode, default: Any, what: str) -> Any:
-    """Resolve an option given as one value, a dict by column, or a list of columns."""
-    names = (leaf.dotted_path, leaf.path[0])
-    if isinstance(value, Mapping):
-        for name in names:
-            if name in value:
-                return value[name]
-        return default
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return any(name in value for name in names)
-    if value is None:
-        return default
-    return value
-
-
-def _codec(name: Any) -> int:
-    if isinstance(name, int):
-        return name
-    if name is None:
-        return CompressionCodec.UNCOMPRESSED
-    try:
-        return codec_from_name(str(name))
-    except ValueError as exc:
-        raise UnsupportedError(str(exc)) from None
-
-
-def _encoding(name: Any) -> int | None:
-    if name is None or isinstance(name, int):
-        return name
-    code = Encoding._NAMES_TO_VALUES.get(str(name).upper())
-    if code is None:
-        raise UnsupportedError(f"unknown encoding {name!r}")
-    return code
-
-
-def _page_version(value: Any) -> int:
-    text = str(value)
-    if text in ("1.0", "1"):
-        return 1
-    if text in ("2.0", "2"):
-        return 2
-    raise UnsupportedError(f"data_page_version must be '1.0' or '2.0', not {value!r}")
-
-
-@dataclass(frozen=True)
-class WriterOptions:
-    """Every option of :class:`ParquetWriter`, as pyarrow names them."""
-
-    compression: Any = "snappy"
-    compression_level: Any = None
-    use_dictionary: Any = True
-    column_encoding: Mapping[str, str] | str | None = None
-    data_page_version: str = "1.0"
-    row_group_size: int | None = None
-    max_row_group_bytes: int | None = None
-    data_page_size: int | None = None
-    dictionary_pagesize_limit: int | None = None
-    write_statistics: Any = True
-    write_page_checksum: bool = False
-    key_value_metadata: Mapping[str, str | None] | None = None
-    sorting_columns: Sequence[SortKey | SortingColumn] | None = None
-    statistics_truncate_length: int | None = 4096
-    #: ColumnIndex and OffsetIndex for every column chunk, after the row groups (writer_indexes.py).
-    write_page_index: bool = True
-    #: {column: {"ndv": N, "fpp": P} | True}, as pyarrow names it (writer_indexes.bloom_specs).
-    bloom_filter_options: Mapping[str, Any] | None = None
-    #: Whose bloom filter sizing to reproduce: "arrow" (pyarrow 26) or "parquet-java".
-    bloom_filter_sizing: str = "arrow"
-    #: Largest bitset in bytes (default: 128 MiB with Arrow sizing, 1 MiB with parquet-java's).
-    bloom_filter_max_bytes: int | None = None
-    #: crypto.FileEncryptionProperties (explicit keys, or from CryptoFactory); None writes plaintext.
-    encryption: Any = None
-    #: Spark's schema entry (spark.py): True derives it, or a SparkSchema / its JSON; None writes none.
-    spark_schema: Any = None
-
-    def column(self, leaf: SchemaNode) -> ColumnOptions:
-        """The options of one leaf column."""
-        encoding = _encoding(_per_column(self.column_encoding, leaf, None, "column_encoding"))
-        if encoding is not None:
-            check_encoding(encoding, leaf.physical_type, leaf.dotted_path)
-        return ColumnOptions(
-            codec=_codec(_per_column(self.compression, leaf, "snappy", "compression")),
-            compression_level=_per_column(self.compression_level, leaf, None, "compression_level"),
-            use_dictionary=bool(_per_column(self.use_dictionary, leaf, True, "use_dictionary")),
-            encoding=encoding,
-            page_version=_page_version(self.data_page_version),
-            data_page_size=self.data_page_size or DEFAULT_PAGE_SIZE,
-            dictionary_pagesize_limit=self.dictionary_pagesize_limit or DEFAULT_DICTIONARY_PAGE_SIZE,
-            write_statistics=bool(_per_column(self.write_statistics, leaf, True, "write_statistics")),
-            write_page_checksum=bool(self.write_page_checksum),
-            statistics_truncate_length=self.statistics_truncate_length,
-        )
 
 
 def _published_mode(path: str) -> int:
@@ -281,11 +175,21 @@ class ParquetWriter:
     of input), each flushed before the next is encoded.
     """
 
-    def __init__(self, where: str | os.PathLike | BinaryIO, schema: Schema, **options: Any) -> None:
+    def __init__(self, where: str | os.PathLike | BinaryIO, schema: Schema, *,
+                 element_names: Mapping[tuple[str, ...], str] | None = None, **options: Any) -> None:
+        """``element_names``: the Arrow names of the list elements (list_names.arrow_element_names),
+        which ``use_compliant_nested_type=False`` writes as pyarrow does (default ``item``)."""
         if not isinstance(schema, Schema):
             raise SchemaError(f"schema must be a parquet_codec Schema, got {type(schema).__name__}")
-        self.schema = schema
         self.options = WriterOptions(**options)
+        self._stored_types = StoredTypes.from_options(self.options)
+        # ``schema`` describes the tables given; the file stores the types the options ask for.
+        self.input_schema = schema
+        self.schema = schema = self._stored_types.schema(schema)  # what every column option below applies to
+        # Lists renamed as pyarrow's non-compliant writer names them: tables still match
+        # self.schema; the chunks' paths, the options' column names and the footer use these names.
+        self._file_schema = schema = schema if self.options.use_compliant_nested_type \
+            else arrow_list_names(schema, element_names)
         self._columns = [self.options.column(leaf) for leaf in schema.leaves]
         self._infos: list[LogicalInfo] = [logical_info(leaf.element) for leaf in schema.leaves]
         self._sorting = _sorting_columns(self.options.sorting_columns, schema)
@@ -321,9 +225,11 @@ class ParquetWriter:
 
         self._check_open()
         if not isinstance(table, Table):
-            table = to_table(table, schema=self.schema)
+            table = to_table(table, schema=self.input_schema)
         if table.schema != self.schema:
-            raise SchemaError("the table's schema differs from the writer's")
+            if table.schema != self.input_schema:
+                raise SchemaError("the table's schema differs from the writer's")
+            table = self._stored_types.table(table, self.schema)
         step = self._rows_per_group(table, row_group_size)
         try:
             for start in range(0, table.num_rows, step):
@@ -351,13 +257,14 @@ class ParquetWriter:
             leaves = shred(column.field, column.array)
             for node in column.field.leaf_nodes():
                 index = node.column_index
+                data, node = leaves[node.path], self._file_schema.leaves[index]  # the file's names for the path
                 try:
                     sealer = self._column_encryptor(node)
-                    out = write_column_chunk(node, self._infos[index], leaves[node.path], self._columns[index],
+                    out = write_column_chunk(node, self._infos[index], data, self._columns[index],
                                              self._sink.position, sealer)
                     for part in out.parts:
                         self._sink.write(part)
-                    self._after_chunk(out, node, leaves[node.path].values, sealer)
+                    self._after_chunk(out, node, data.values, sealer)
                 except ParquetError as exc:
                     exc.add_context(row_group=len(self._row_groups), column=node.dotted_path)
                     raise
@@ -397,7 +304,7 @@ class ParquetWriter:
         encrypted where the mode asks (after the bloom filter offsets are known)."""
         if self._encryptor is None:
             return
-        paths = [leaf.dotted_path for leaf in self.schema.leaves]
+        paths = [leaf.dotted_path for leaf in self._file_schema.leaves]
         for ordinal, group in enumerate(self._row_groups):
             for column, chunk in enumerate(group.columns):
                 self._encryptor.seal_column_chunk(chunk, ordinal, column, paths[column])
@@ -407,7 +314,7 @@ class ParquetWriter:
         if self._spark_row_metadata is not None:
             kv[ROW_METADATA_KEY] = self._spark_row_metadata  # the spark_schema option wins over a given entry
         meta = FileMetaData(
-            version=FORMAT_VERSION, schema=self.schema.to_elements(), num_rows=self._num_rows,
+            version=self._stored_types.format_version, schema=self._file_schema.to_elements(), num_rows=self._num_rows,
             row_groups=self._row_groups, created_by=CREATED_BY,
             key_value_metadata=[KeyValue(key=str(k), value=None if v is None else str(v)) for k, v in kv.items()]
             if kv else None,
@@ -514,9 +421,10 @@ def write_table(table: Any, where: str | os.PathLike | BinaryIO, *, schema: Sche
     dict of columns or a list of row dicts) to ``where`` as one Parquet file."""
     from parquet_codec.convert import to_table
 
+    names = None if options.get("use_compliant_nested_type", True) else arrow_element_names(table)
     if not isinstance(table, Table) or schema is not None:
         table = to_table(table, schema=schema)
-    with ParquetWriter(where, table.schema, **options) as writer:
+    with ParquetWriter(where, table.schema, element_names=names, **options) as writer:
         writer.write_table(table)
 
 
