@@ -26,11 +26,18 @@ MAX_DECIMAL128_PRECISION = 38
 MAX_DECIMAL256_PRECISION = 76
 
 
+# log10(2) to 50 places. 2^k - 1 has floor(k * log10(2)) + 1 digits (2^k is
+# never a power of ten), so the digits of a FIXED_LEN_BYTE_ARRAY's largest
+# value are counted without building it: a footer may declare any length.
+_LOG10_2 = Decimal("0.30102999566398119521373889472449302676818988146211")
+_WIDE = Context(prec=80)
+
+
 def max_precision(type_length: int) -> int:
     """Most base-10 digits ``type_length`` bytes hold: floor(log10(2^(8n-1) - 1))."""
     if type_length < 1:
         return 0
-    return len(str((1 << (8 * type_length - 1)) - 1)) - 1
+    return int(_WIDE.multiply(Decimal(8 * type_length - 1), _LOG10_2))  # int() truncates: the floor
 
 
 def min_bytes(precision: int) -> int:
