@@ -9,8 +9,8 @@ the numpy buffers with pyarrow wherever Arrow's layout allows.
 from __future__ import annotations
 
 import dataclasses
+import weakref
 from collections.abc import Iterator
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -22,10 +22,16 @@ from parquet_codec.nested import LIST, MAP, PRIMITIVE, STRUCT, Field
 from parquet_codec.schema import OPTIONAL, REQUIRED, Schema, SchemaNode
 from parquet_codec.types import LogicalInfo, logical_info, to_pylist
 
+# Per field while it lives: a table's fields are shared by its slices and
+# batches, and an lru_cache would keep up to its size of schemas alive.
+_INFOS: weakref.WeakKeyDictionary[Field, LogicalInfo] = weakref.WeakKeyDictionary()
 
-@lru_cache(maxsize=4096)
+
 def _info(field: Field) -> LogicalInfo:
-    return logical_info(field.node.element)
+    info = _INFOS.get(field)
+    if info is None:
+        info = _INFOS[field] = logical_info(field.node.element)
+    return info
 
 
 class Column:
