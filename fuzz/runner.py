@@ -11,7 +11,8 @@ as a finding: under atheris a long run's process grows by a few hundred
 bytes per execution (replayed without atheris, the same inputs do not) until
 the address-space cap (fuzz.contract.limit_address_space) stops it, and the
 input it happened to be running is saved although it does nothing wrong.
-Those are listed under ``unreproduced`` instead.
+Those are listed under ``unreproduced`` instead; a process that reaches the
+cap without saving anything is restarted too.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import sys
 import time
 from pathlib import Path
 
+from fuzz.contract import HEADROOM
 from fuzz.seeds import seed_dirs
 
 FUZZ = Path(__file__).resolve().parent
@@ -73,11 +75,18 @@ def run(target: str, seconds: int, extra: list[str]) -> dict:
             if proc.returncode == 0:
                 break
             stats["restarts"] += 1
-            if not new:  # failed without an input to show for it: do not spin
+            if not new and not _grown_out(rss):  # failed without an input to show for it: do not spin
                 stats["error"] = f"exit {proc.returncode}: {proc.stderr[-1500:]}"
                 break
     (work / "stats.json").write_text(json.dumps(stats, indent=1))
     return stats
+
+
+def _grown_out(rss_mb: int) -> bool:
+    """Whether a process that ended without saving an input had reached the
+    harness's address-space cap (the growth the module docstring describes):
+    then the run goes on in a fresh process."""
+    return rss_mb >= 0.9 * HEADROOM / 2**20
 
 
 def _reproduces(target: str, path: Path) -> bool:

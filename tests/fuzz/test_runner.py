@@ -16,3 +16,8 @@ def test_an_input_that_fails_or_hangs_in_replay_is_a_finding(monkeypatch, tmp_pa
     assert runner._reproduces("no-such-target", data)  # the replay exits with an error
     monkeypatch.setattr(runner, "TIMEOUT", 0.001)
     assert runner._reproduces("decode", data)  # past the time limit
+
+
+def test_a_process_that_grew_to_the_cap_is_restarted():
+    assert runner._grown_out(1068)  # a read run ended at 1,068 MB without saving an input
+    assert not runner._grown_out(190)
