@@ -128,7 +128,7 @@ def read_column_chunk(
         return empty_leaf(leaf)
     start, length = chunk_range(meta, source.size, padding=padding)
     buffer = _value_buffer(leaf, meta.num_values, length, out)
-    expected = meta.num_values if buffer is None and _plausible(meta.num_values, 8, length) else 0  # int64 offsets
+    expected = meta.num_values if buffer is None and plausible_items(meta.num_values, 8, length) else 0  # offsets
     reader = _ChunkReader(leaf, meta.codec, verify_checksums, decryptor, buffer, expected)
     for page in iter_pages(source.read(start, length), start, meta.num_values, decryptor):
         reader.add(page)
@@ -241,14 +241,15 @@ def _value_buffer(leaf: SchemaNode, capacity: int, chunk_bytes: int, out: np.nda
         if out.dtype != dtype or out.ndim != 1:
             raise TypeError(f"out must be a 1-D {dtype} array, not {out.ndim}-D {out.dtype}")
         return _ValueBuffer(out)
-    if not _plausible(capacity, dtype.itemsize, chunk_bytes):
+    if not plausible_items(capacity, dtype.itemsize, chunk_bytes):
         return None
     reserve_items(capacity, dtype.itemsize, f"{capacity} {Type._VALUES_TO_NAMES.get(leaf.physical_type)} values")
     return _ValueBuffer(default_pool().empty(capacity, dtype))
 
 
-def _plausible(count: int, itemsize: int, chunk_bytes: int) -> bool:
-    """Whether ``count`` items of ``itemsize`` bytes may be allocated for a chunk of ``chunk_bytes``."""
+def plausible_items(count: int, itemsize: int, chunk_bytes: int) -> bool:
+    """Whether ``count`` items of ``itemsize`` bytes may be allocated ahead for
+    values stored in ``chunk_bytes`` (see _MAX_EXPANSION)."""
     return count * itemsize <= _MAX_EXPANSION * chunk_bytes + 2**20
 
 
@@ -578,4 +579,5 @@ def _as_array(values: np.ndarray | ByteArrays) -> Array:
     return PrimitiveArray.of(values)
 
 
-__all__ = ["LEGACY_DICTIONARY_PADDING", "chunk_range", "empty_leaf", "read_column_chunk", "read_column_pages"]
+__all__ = ["LEGACY_DICTIONARY_PADDING", "chunk_range", "empty_leaf", "plausible_items", "read_column_chunk",
+           "read_column_pages"]

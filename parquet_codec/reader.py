@@ -17,7 +17,7 @@ import numpy as np
 
 from parquet_codec.arrays import Array, PrimitiveArray, concat
 from parquet_codec.bloom import Sbbf, read_bloom_filter
-from parquet_codec.column import LEGACY_DICTIONARY_PADDING, empty_leaf, read_column_chunk
+from parquet_codec.column import LEGACY_DICTIONARY_PADDING, empty_leaf, plausible_items, read_column_chunk
 from parquet_codec.column_index import read_column_index
 from parquet_codec.encodings.plain import plain_dtype
 from parquet_codec.errors import DecryptionError, ParquetError, SchemaError
@@ -135,7 +135,7 @@ class ParquetFile:
             stored = _stored_bytes(groups, leaf.column_index) if dtype is not None else None
             # A declared row count far beyond what the chunks' bytes (at most the
             # file) can hold is left to the general path, which reports it.
-            if stored is None or rows * dtype.itemsize > _MAX_EXPANSION * min(stored, self._source.size) + 2**20:
+            if stored is None or not plausible_items(rows, dtype.itemsize, min(stored, self._source.size)):
                 continue
             reserve_items(rows, dtype.itemsize, f"column {field.name!r} of {rows} rows")
             buffers[field.name] = default_pool().empty(rows, dtype)
@@ -333,9 +333,6 @@ class ParquetFile:
         from parquet_codec.spark import read_spark_schema
 
         return read_spark_schema(self.metadata.key_value_metadata)
-
-
-_MAX_EXPANSION = 64  # see column._MAX_EXPANSION
 
 
 def _nulls_absent(meta: ColumnMetaData | None, leaf: Any) -> bool:

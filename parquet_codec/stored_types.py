@@ -40,8 +40,7 @@ from parquet_codec.types import LogicalInfo, element_fields, from_logical, logic
 
 #: FileMetaData.version pyarrow writes per ``version`` option.
 FORMAT_VERSIONS = {"1.0": 1, "2.4": 2, "2.6": 2}
-_PER_SECOND = {"ms": 10**3, "us": 10**6, "ns": 10**9}
-_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+_INT64_MAX = np.iinfo(np.int64).max
 
 
 @dataclass(frozen=True)
@@ -166,7 +165,7 @@ def rescale_timestamps(values: np.ndarray, validity: np.ndarray | None, old: Log
     zero, raising on a lost remainder unless ``allow_truncation``."""
     values = np.asarray(values, dtype=np.int64)
     present = np.ones(len(values), bool) if validity is None else validity
-    src, dst = _PER_SECOND[old.unit], _PER_SECOND[new.unit]
+    src, dst = temporal.UNITS_PER_SECOND[old.unit], temporal.UNITS_PER_SECOND[new.unit]
     what = f"{_arrow_type(old)} to {_arrow_type(new, with_tz=False)}"
     if dst >= src:
         factor = dst // src
@@ -174,8 +173,7 @@ def rescale_timestamps(values: np.ndarray, validity: np.ndarray | None, old: Log
         bad = present & ((values > _INT64_MAX // factor) | (values < -(_INT64_MAX // factor)))
         if bad.any():
             value = int(values[np.flatnonzero(bad)[0]])
-            raise SchemaError(f"Integer overflow when casting timestamp value {value} from "
-                              f"{_arrow_type(old)} to {_arrow_type(new, with_tz=False)}")
+            raise SchemaError(f"Integer overflow when casting timestamp value {value} from {what}")
         return values * factor
     factor = src // dst
     quotient, remainder = np.divmod(values, factor)
