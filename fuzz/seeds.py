@@ -81,6 +81,12 @@ def _tables() -> Iterator[tuple[str, object]]:
         "m": pa.array([[("k", int(v))] if v % 5 else [] for v in ints], pa.map_(pa.string(), pa.int64())),
         "ll": [[[1, 2], []] if v % 2 else [[None]] for v in ints],
     })
+    yield "arrow", pa.table({  # a stored Arrow schema (ARROW:schema): types Parquet alone cannot say
+        "dur": pa.array([int(v) for v in ints], pa.duration("ms")),
+        "tz": pa.array([int(v) for v in ints], pa.timestamp("us", tz="Europe/Paris")),
+        "dict": pa.array([f"d{v % 3}" for v in ints]).dictionary_encode(),
+        "fsl": pa.array([[int(v), 1] for v in ints], pa.list_(pa.int32(), 2)),
+    })
     yield "logical", {
         "d": [decimal.Decimal(int(v)) / 100 for v in ints],
         "date": [datetime.date(2020, 1, 1) + datetime.timedelta(days=int(v)) for v in ints],

@@ -206,7 +206,7 @@ class ArrowField:
 def _normalized_type(pa: Any, typ: Any) -> Any:
     """The Arrow type written in place of ``typ`` (the recasts pyarrow.parquet
     applies: views to large types, date64 to date32, seconds to milliseconds,
-    durations to int64, fixed-size lists to lists, dictionaries and unknown
+    durations to int64, fixed-size lists and list views to lists, dictionaries and unknown
     extension types to their values)."""
     t = pa.types
     if t.is_dictionary(typ):
@@ -226,8 +226,10 @@ def _normalized_type(pa: Any, typ: Any) -> Any:
         return pa.time32("ms")
     if t.is_timestamp(typ) and typ.unit == "s":
         return pa.timestamp("ms", tz=typ.tz)
-    if t.is_fixed_size_list(typ):
+    if t.is_fixed_size_list(typ) or t.is_list_view(typ):
         return pa.list_(typ.value_field)
+    if t.is_large_list_view(typ):
+        return pa.large_list(typ.value_field)
     return typ
 
 
@@ -240,6 +242,8 @@ def _normalize(pa: Any, array: Any) -> Any:
         return _normalize(pa, array.dictionary_decode())
     if isinstance(typ, pa.BaseExtensionType) and typ.extension_name not in ("arrow.uuid", "arrow.json"):
         return _normalize(pa, array.storage)
+    if pa.types.is_list_view(typ) or pa.types.is_large_list_view(typ):
+        return _normalize(pa, _list_from_view(pa, array))
     target = _normalized_type(pa, typ)
     if target == typ:
         return array
@@ -247,6 +251,21 @@ def _normalize(pa: Any, array: Any) -> Any:
         return array.cast(target)
     except pa.ArrowInvalid as exc:  # e.g. seconds beyond int64 milliseconds
         raise SchemaError(str(exc)) from None
+
+
+def _list_from_view(pa: Any, array: Any) -> Any:
+    """A list view as a list array of the same rows (pyarrow's cast leaves
+    null views' offsets short): each row's values gathered in order."""
+    valid = np.asarray(array.is_valid())
+    sizes = np.where(valid, np.asarray(array.sizes, dtype=np.int64), 0)
+    offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    starts = np.asarray(array.offsets, dtype=np.int64)
+    index = np.repeat(starts - offsets[:-1], sizes) + np.arange(offsets[-1])
+    values = array.values.take(pa.array(index))
+    large = pa.types.is_large_list_view(array.type)
+    kind, width = (pa.LargeListArray, pa.int64()) if large else (pa.ListArray, pa.int32())
+    return kind.from_arrays(pa.array(offsets, width), values, mask=pa.array(~valid) if not valid.all() else None)
 
 
 def _leaf_info(pa: Any, typ: Any) -> LogicalInfo:

@@ -34,6 +34,7 @@ import numpy as np
 
 from parquet_codec import decimals
 from parquet_codec.arrays import Array, ListArray, MapArray, PrimitiveArray, StructArray
+from parquet_codec.arrow_schema import ArrowField, decode_schema
 from parquet_codec.errors import SchemaError
 from parquet_codec.format.ttypes import SchemaElement, Type
 from parquet_codec.nested import LIST, MAP, PRIMITIVE, STRUCT, Field
@@ -266,14 +267,24 @@ def from_arrow(table: Any, schema: Schema | None = None) -> Table:
     """A table from a pyarrow Table or RecordBatch, typed as pyarrow.parquet writes it."""
     from parquet_codec.arrow_adapter import from_arrow as convert
 
+    metadata, origin = _arrow_origin(table.schema)
     if schema is not None:
-        return from_pydict(table.to_pydict(), schema)
+        converted = from_pydict(table.to_pydict(), schema)
+        return Table(converted.schema, {c.name: c.array for c in converted}, converted.num_rows,
+                     metadata=metadata, origin=origin)
     arrays, subtrees = {}, []
     for i, arrow_field in enumerate(table.schema):
         array, field = convert(table.column(i), arrow_field.name, arrow_field.nullable)
         arrays[arrow_field.name] = array
         subtrees.append(_arrow_elements(field))
-    return Table(Schema.from_fields(subtrees), arrays, table.num_rows)
+    return Table(Schema.from_fields(subtrees), arrays, table.num_rows, metadata=metadata, origin=origin)
+
+
+def _arrow_origin(schema: Any) -> tuple[dict[str, str], dict[str, ArrowField]]:
+    """A pyarrow schema's metadata, and its fields as the ARROW:schema a writer stores."""
+    metadata = {k.decode("utf-8", "replace"): v.decode("utf-8", "replace") for k, v in (schema.metadata or {}).items()}
+    stored = decode_schema(schema.remove_metadata().serialize().to_pybytes())
+    return metadata, {f.name: f for f in stored.fields}
 
 
 def from_pandas(df: Any, schema: Schema | None = None) -> Table:

@@ -16,6 +16,8 @@ from typing import Any
 import numpy as np
 
 from parquet_codec.arrays import Array, PrimitiveArray, concat
+from parquet_codec.arrow_origin import split_metadata
+from parquet_codec.arrow_schema import ArrowField
 from parquet_codec.bloom import Sbbf, read_bloom_filter
 from parquet_codec.column import LEGACY_DICTIONARY_PADDING, empty_leaf, plausible_items, read_column_chunk
 from parquet_codec.column_index import read_column_index
@@ -49,7 +51,9 @@ class ParquetFile:
     """
 
     def __init__(self, source: Source, *, verify_checksums: bool = True, decryption: object | None = None,
-                 memory_limit: int | None = None) -> None:
+                 memory_limit: int | None = None, decryption_properties: object | None = None) -> None:
+        """``decryption_properties``: pyarrow's name for ``decryption``."""
+        decryption = decryption_properties if decryption is None else decryption
         self._source: ByteSource = open_source(source)
         self.verify_checksums = verify_checksums
         self.memory_limit = memory_limit
@@ -73,6 +77,15 @@ class ParquetFile:
         legacy = application.lower() == "parquet-mr" and (not version or version < (1, 2, 9))
         return LEGACY_DICTIONARY_PADDING if legacy else 0
 
+    @cached_property
+    def _arrow(self) -> tuple[dict[str, str], dict[str, ArrowField]]:
+        """The tables' metadata and the columns' stored Arrow fields (arrow_origin.py)."""
+        return split_metadata(self.metadata.key_value_metadata, self.schema.fields)
+
+    def _table(self, schema: Schema, arrays: dict[str, Array], num_rows: int) -> Table:
+        metadata, origin = self._arrow
+        return Table(schema, arrays, num_rows, metadata=metadata, origin=origin)
+
     @property
     def num_row_groups(self) -> int:
         return self.metadata.num_row_groups
@@ -89,7 +102,7 @@ class ParquetFile:
     def read_row_group(self, index: int, columns: Sequence[str] | None = None) -> Table:
         """Row group ``index`` as a Table of the selected columns (all by default)."""
         schema = self._projection(columns)
-        return Table(schema, self._read_arrays(index, schema), self.metadata.row_group(index).num_rows)
+        return self._table(schema, self._read_arrays(index, schema), self.metadata.row_group(index).num_rows)
 
     def read(self, columns: Sequence[str] | None = None, filters: object = None) -> Table:
         """Every row group, as one Table; with ``filters`` (pyarrow's form, see
@@ -119,9 +132,9 @@ class ParquetFile:
             parts.append(self._read_arrays(i, schema, {k: b[rows : rows + n] for k, b in buffers.items()}))
             rows += n
         if not parts:
-            return Table(schema, {f.name: _empty(f) for f in schema.fields}, 0)
+            return self._table(schema, {f.name: _empty(f) for f in schema.fields}, 0)
         arrays = {f.name: _join([p[f.name] for p in parts], buffers.get(f.name)) for f in schema.fields}
-        return Table(schema, arrays, rows)
+        return self._table(schema, arrays, rows)
 
     def _column_buffers(self, schema: Schema, indices: list[int]) -> dict[str, np.ndarray]:
         """An array for every flat fixed-width field of ``schema`` over the rows
@@ -372,16 +385,18 @@ def _empty(field: Any) -> Array:
 
 def read_table(source: Source, columns: Sequence[str] | None = None, filters: object = None, *,
                verify_checksums: bool = True, decryption: object | None = None,
+               decryption_properties: object | None = None,
                memory_limit: int | None = None) -> Table:
     """Read a whole file (or the named columns) into a Table.
 
     As in ``pyarrow.parquet.read_table``, ``columns`` come back in the order
     given, and a dotted name of a field inside structs ("a.b") is a column of
-    its own (``ParquetFile.read`` instead keeps file order and nesting).
+    its own (``ParquetFile.read`` keeps it inside its struct).
     ``decryption``: see :class:`ParquetFile`. ``filters``: pyarrow's form
     (``[("x", ">", 5)]``, lists of such lists for OR); see :mod:`parquet_codec.predicate`.
     ``memory_limit``: see :class:`ParquetFile`."""
     with ParquetFile(source, verify_checksums=verify_checksums, decryption=decryption,
+                     decryption_properties=decryption_properties,
                      memory_limit=memory_limit) as pf:
         table = pf.read(columns, filters)
     return table if columns is None else table.select(list(columns))

@@ -257,7 +257,7 @@ class Scanner:
             except ParquetError as exc:
                 exc.add_context(file=self.pf._source.name, row_group=plan.index, column=fld.name)
                 raise
-        return Table(self.projection, arrays, len(final))
+        return self.pf._table(self.projection, arrays, len(final))
 
     def _decode(self, plan: RowGroupPlan, column: ColumnPlan) -> tuple[LeafData, np.ndarray]:
         """The column's decoded pages and the (sorted) row numbers they hold."""

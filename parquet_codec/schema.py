@@ -242,13 +242,16 @@ class Schema:
         return cls.from_elements([root] + [e for sub in subtrees for e in sub])
 
     def project(self, leaf_paths: Iterable[Sequence[str]]) -> Schema:
-        """The schema cut down to the fields holding the given leaves.
+        """The schema cut down to the fields holding the given leaves, its
+        top-level fields in the order the leaves name them first.
 
         Plain groups (structs) keep only the children that lead to a selected
         leaf; a LIST, a MAP or a repeated group is kept whole, because
         dropping its children could change how its shape resolves.
         """
-        wanted = {tuple(p) for p in leaf_paths}
+        paths = [tuple(p) for p in leaf_paths]
+        wanted = set(paths)
+        order = {head: i for i, head in enumerate(dict.fromkeys(p[0] for p in paths if p))}
         selected: dict[int, bool] = {}
         for node in reversed(self._nodes):  # children before parents
             if node.is_leaf:
@@ -266,6 +269,8 @@ class Schema:
                 node.repetition != REPEATED and not node.is_list_annotated and not node.is_map_annotated
             )
             kept = [c for c in node.children if selected[c.index]] if prunable else list(node.children)
+            if node.is_root:
+                kept.sort(key=lambda c: order.get(c.name, len(order)))
             element = node.element
             if len(kept) != len(node.children):
                 element = SchemaElement(**{k: getattr(element, k) for k in SchemaElement.__slots__})

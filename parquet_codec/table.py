@@ -10,17 +10,26 @@ from __future__ import annotations
 
 import dataclasses
 import weakref
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import numpy as np
 
 from parquet_codec.arrays import Array, concat, take_range
+from parquet_codec.arrow_origin import (
+    child_origins,
+    leaf_to_pylist,
+    pyarrow_fields,
+    restore_array,
+    restored_field,
+    restored_type,
+)
+from parquet_codec.arrow_schema import ArrowField
 from parquet_codec.errors import ParquetError, SchemaError, UnsupportedError
 from parquet_codec.format.ttypes import SchemaElement
 from parquet_codec.nested import LIST, MAP, PRIMITIVE, STRUCT, Field
 from parquet_codec.schema import OPTIONAL, REQUIRED, Schema, SchemaNode
-from parquet_codec.types import LogicalInfo, logical_info, to_pylist
+from parquet_codec.types import LogicalInfo, logical_info
 
 # Per field while it lives: a table's fields are shared by its slices and
 # batches, and an lru_cache would keep up to its size of schemas alive.
@@ -35,11 +44,13 @@ def _info(field: Field) -> LogicalInfo:
 
 
 class Column:
-    """One top-level column: its field (shape and types) and its data."""
+    """One top-level column: its field (shape and types), its data, and the
+    Arrow field it was written from when the file stored one (arrow_origin.py)."""
 
-    def __init__(self, field: Field, array: Array) -> None:
+    def __init__(self, field: Field, array: Array, origin: ArrowField | None = None) -> None:
         self.field = field
         self.array = array
+        self.origin = origin
 
     @property
     def name(self) -> str:
@@ -54,40 +65,50 @@ class Column:
 
     def to_pylist(self) -> list:
         try:
-            return array_to_pylist(self.field, self.array)
+            return array_to_pylist(self.field, self.array, self.origin)
         except ParquetError as exc:
             exc.add_context(column=self.name)
             raise
 
     def to_arrow(self) -> Any:
+        return self._to_arrow(None if self.origin is None else pyarrow_fields([self.origin])[0])
+
+    def _to_arrow(self, origin: Any) -> Any:
+        """The pyarrow array and field; ``origin``: the stored field as a pyarrow field."""
         try:
-            return array_to_arrow(self.field, self.array)
+            array = array_to_arrow(self.field, self.array)
         except ParquetError as exc:
             exc.add_context(column=self.name)
             raise
+        if origin is not None:
+            array = restore_array(array, restored_type(array.type, origin.type))
+        return array
 
     def __repr__(self) -> str:
         return f"<Column {self.name!r}: {self.field.type_string()}, {len(self)} rows>"
 
 
-def array_to_pylist(field: Field, array: Array) -> list:
-    """Python values of ``array`` (shaped as ``field``), as pyarrow's to_pylist gives them."""
+def array_to_pylist(field: Field, array: Array, origin: ArrowField | None = None) -> list:
+    """Python values of ``array`` (shaped as ``field``), as pyarrow's to_pylist gives
+    them; ``origin``: the Arrow field stored for it (its durations and time zones)."""
     if field.kind == PRIMITIVE:
-        return to_pylist(array, _info(field))
+        return leaf_to_pylist(array, _info(field), origin)
     valid = array.is_valid().tolist()
+    origins = child_origins(field, origin)
     if field.kind == STRUCT:
         names = [child.name for child in field.children]
-        columns = [array_to_pylist(child, array.children[child.name]) for child in field.children]
+        columns = [array_to_pylist(child, array.children[child.name], o)
+                   for child, o in zip(field.children, origins, strict=True)]
         return [dict(zip(names, values, strict=True)) if ok else None
                 for ok, *values in zip(valid, *columns, strict=True)]
     offsets = array.offsets.tolist()
     if field.kind == LIST:
-        items = array_to_pylist(field.element, array.values)
+        items = array_to_pylist(field.element, array.values, origins[0])
         return [items[offsets[i] : offsets[i + 1]] if valid[i] else None for i in range(len(array))]
-    keys = array_to_pylist(field.key, array.keys)
+    keys = array_to_pylist(field.key, array.keys, origins[0])
     if array.items is None:  # a map without values reads as a list of its keys
         return [keys[offsets[i] : offsets[i + 1]] if valid[i] else None for i in range(len(array))]
-    items = array_to_pylist(field.value, array.items)
+    items = array_to_pylist(field.value, array.items, origins[1])
     pairs = list(zip(keys, items, strict=True))
     return [pairs[offsets[i] : offsets[i + 1]] if valid[i] else None for i in range(len(array))]
 
@@ -120,7 +141,10 @@ def array_to_arrow(field: Field, array: Array) -> Any:
 class Table:
     """Columns of equal length, one per top-level field of ``schema``."""
 
-    def __init__(self, schema: Schema, arrays: dict[str, Array], num_rows: int | None = None) -> None:
+    def __init__(self, schema: Schema, arrays: dict[str, Array], num_rows: int | None = None, *,
+                 metadata: Mapping[str, str] | None = None, origin: Mapping[str, ArrowField] | None = None) -> None:
+        """``metadata``: the table's key-value metadata (pyarrow's schema metadata);
+        ``origin``: per column name, the Arrow field it was written from (arrow_origin.py)."""
         fields = schema.fields
         if [f.name for f in fields] != list(arrays):
             raise SchemaError(f"columns {list(arrays)} do not match the schema's fields {[f.name for f in fields]}")
@@ -130,8 +154,19 @@ class Table:
         if lengths - {num_rows}:
             raise SchemaError(f"columns have {sorted(lengths)} rows, expected {num_rows}")
         self.schema = schema
-        self._columns = [Column(f, arrays[f.name]) for f in fields]
+        origin = origin or {}
+        self._columns = [Column(f, arrays[f.name], origin.get(f.name)) for f in fields]
         self.num_rows = num_rows
+        self.metadata: dict[str, str] = dict(metadata or {})
+
+    @property
+    def origin(self) -> dict[str, ArrowField]:
+        """The stored Arrow field of each column that has one."""
+        return {c.name: c.origin for c in self._columns if c.origin is not None}
+
+    def _like(self, schema: Schema, arrays: dict[str, Array], num_rows: int) -> Table:
+        """A table of ``arrays`` with this one's metadata and columns' origins."""
+        return Table(schema, arrays, num_rows, metadata=self.metadata, origin=self.origin)
 
     @property
     def column_names(self) -> list[str]:
@@ -172,12 +207,20 @@ class Table:
             {} for _ in range(self.num_rows)]
 
     def to_arrow(self) -> Any:
+        """A pyarrow Table, typed as pyarrow.parquet reads the file (the stored
+        Arrow schema applied), with the table's metadata as schema metadata."""
         import pyarrow as pa
 
-        arrays = [c.to_arrow() for c in self._columns]
-        fields = [pa.field(c.name, a.type, nullable=c.field.nullable) for c, a in zip(self._columns, arrays,
-                                                                                       strict=True)]
-        return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
+        stored = [c for c in self._columns if c.origin is not None]
+        origins = dict(zip([c.name for c in stored], pyarrow_fields([c.origin for c in stored]), strict=True))
+        fields, arrays = [], []
+        for column in self._columns:
+            origin = origins.get(column.name)
+            array = column._to_arrow(origin)
+            field = pa.field(column.name, array.type, nullable=column.field.nullable)
+            fields.append(field if origin is None else restored_field(field, origin).with_type(array.type))
+            arrays.append(array)
+        return pa.Table.from_arrays(arrays, schema=pa.schema(fields, metadata=self.metadata or None))
 
     def to_pandas(self, **kwargs: Any) -> Any:
         """A pandas DataFrame (through pyarrow, as pyarrow.parquet converts)."""
@@ -202,7 +245,8 @@ class Table:
             elements.extend(subtree)
         elements[0] = _copy_element(elements[0], num_children=len(picked))
         arrays = {name: array for name, (_, array, _) in picked.items()}
-        return Table(Schema.from_elements(elements), arrays, self.num_rows)
+        origin = {name: self.origin[name] for name in names if name in self.origin}  # not a struct's field
+        return Table(Schema.from_elements(elements), arrays, self.num_rows, metadata=self.metadata, origin=origin)
 
     def _resolve(self, name: str) -> tuple[SchemaNode, Array, bool]:
         if name in self.column_names:
@@ -227,7 +271,7 @@ class Table:
     def slice(self, offset: int, length: int | None = None) -> Table:
         stop = self.num_rows if length is None else min(self.num_rows, offset + length)
         arrays = {c.name: take_range(c.array, offset, stop) for c in self._columns}
-        return Table(self.schema, arrays, max(stop - offset, 0))
+        return self._like(self.schema, arrays, max(stop - offset, 0))
 
     @staticmethod
     def concat(tables: list[Table]) -> Table:
@@ -238,7 +282,7 @@ class Table:
         if any(t.schema != first.schema for t in tables[1:]):
             raise SchemaError("cannot concatenate tables with different schemas")
         arrays = {c.name: concat([t.column(i).array for t in tables]) for i, c in enumerate(first._columns)}
-        return Table(first.schema, arrays, sum(t.num_rows for t in tables))
+        return first._like(first.schema, arrays, sum(t.num_rows for t in tables))
 
     @classmethod
     def from_pydict(cls, data: dict, schema: Schema | None = None) -> Table:

@@ -178,6 +178,70 @@ def timestamps_to_py(
     return apply_nulls(out, validity)
 
 
+def in_zone(datetimes: list, timezone: str) -> list:
+    """UTC-aware ``datetime`` objects (None for nulls) shown in ``timezone``, an
+    Arrow timezone string: an IANA name or a fixed "+HH:MM" offset, as pyarrow
+    returns them. A name the tz database does not know keeps UTC (same instants)."""
+    zone = _zone(timezone)
+    if zone is None:
+        return datetimes
+    try:
+        return [None if value is None else value.astimezone(zone) for value in datetimes]
+    except OverflowError:
+        i = next(i for i, v in enumerate(datetimes) if v is not None and _overflows(v, zone))
+        raise UnsupportedError(f"timestamp value {i} ({datetimes[i]}) is outside datetime's years 1..9999 "
+                               f"in time zone {timezone}") from None
+
+
+def _overflows(value: _dt.datetime, zone: _dt.tzinfo) -> bool:
+    try:
+        value.astimezone(zone)
+    except OverflowError:
+        return True
+    return False
+
+
+@functools.lru_cache(maxsize=64)
+def _zone(timezone: str) -> _dt.tzinfo | None:
+    sign = timezone[:1]
+    if sign in "+-" and len(timezone) == 6 and timezone[3] == ":" and timezone[1:3].isdigit() \
+            and timezone[4:].isdigit():
+        minutes = int(timezone[1:3]) * 60 + int(timezone[4:])
+        if minutes < 24 * 60:
+            return _dt.timezone(_dt.timedelta(minutes=-minutes if sign == "-" else minutes))
+        return None
+    try:
+        return ZoneInfo(timezone)
+    except Exception:  # unknown name, no tz database: keep UTC
+        return None
+
+
+#: Arrow duration units (pyarrow stores them as plain INT64 with ARROW:schema).
+DURATION_UNITS = {"s": 1, **UNITS_PER_SECOND}
+_MAX_TIMEDELTA_US = _dt.timedelta.max // _dt.timedelta(microseconds=1)
+
+
+def durations_to_py(values: np.ndarray, unit: str, validity: np.ndarray | None = None) -> list:
+    """int64 durations as ``datetime.timedelta`` (pyarrow's ``to_pylist``); as for
+    NANOS timestamps, a value that is not a whole microsecond raises."""
+    values = _zero_nulls(values, validity)
+    if unit == "ns":
+        micros, rem = np.divmod(values, 1000)
+        if rem.any():
+            i = _first(rem != 0)
+            raise UnsupportedError(f"duration value {i} ({int(values[i])} ns) is not a whole microsecond, which "
+                                   "timedelta cannot hold; convert the column to Arrow or pandas instead")
+    else:
+        scale = 10**6 // DURATION_UNITS[unit]
+        limit = _MAX_TIMEDELTA_US // scale
+        bad = (values > limit) | (values < -limit)
+        if bad.any():
+            i = _first(bad)
+            raise UnsupportedError(f"duration value {i} ({int(values[i])} {unit}) is beyond timedelta's range")
+        micros = values * scale
+    return apply_nulls(micros.astype("timedelta64[us]").tolist(), validity)
+
+
 def int96_to_py(values: np.ndarray, validity: np.ndarray | None = None) -> list:
     """INT96 values as naive ``datetime`` (pyarrow reads them as timestamp[ns],
     so a sub-microsecond value raises as for NANOS timestamps)."""

@@ -50,6 +50,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, BinaryIO
 
 from parquet_codec._version import __version__
+from parquet_codec.arrow_origin import stored_schema
+from parquet_codec.arrow_schema import ARROW_SCHEMA_KEY, ArrowField, schema_to_metadata
 from parquet_codec.column_writer import ChunkOut, write_column_chunk
 from parquet_codec.crypto import ColumnChunkEncryptor, FileEncryptionProperties, FileEncryptor, footer_bytes
 from parquet_codec.errors import EncryptionError, ParquetError, SchemaError, UnsupportedError
@@ -177,10 +179,20 @@ class ParquetWriter:
 
     def __init__(self, where: str | os.PathLike | BinaryIO, schema: Schema, *,
                  element_names: Mapping[tuple[str, ...], str] | None = None, **options: Any) -> None:
-        """``element_names``: the Arrow names of the list elements (list_names.arrow_element_names),
-        which ``use_compliant_nested_type=False`` writes as pyarrow does (default ``item``)."""
+        """``schema``: a :class:`Schema`, or a pyarrow schema (typed as pyarrow.parquet writes
+        it, and stored as ARROW:schema). ``element_names``: the Arrow names of the list elements
+        (list_names.arrow_element_names), which ``use_compliant_nested_type=False`` writes as
+        pyarrow does (default ``item``)."""
+        if "encryption_properties" in options:  # pyarrow's name for ``encryption``
+            options.setdefault("encryption", options.pop("encryption_properties"))
+        arrow_template = None
+        if not isinstance(schema, Schema) and type(schema).__module__.startswith("pyarrow"):
+            from parquet_codec.convert import to_table
+
+            arrow_template = to_table(schema.empty_table())
+            schema = arrow_template.schema
         if not isinstance(schema, Schema):
-            raise SchemaError(f"schema must be a parquet_codec Schema, got {type(schema).__name__}")
+            raise SchemaError(f"schema must be a parquet_codec or pyarrow Schema, got {type(schema).__name__}")
         self.options = WriterOptions(**options)
         self._stored_types = StoredTypes.from_options(self.options)
         # ``schema`` describes the tables given; the file stores the types the options ask for.
@@ -203,6 +215,10 @@ class ParquetWriter:
         self._chunks: list[list[ChunkOut]] = []
         self._num_rows = 0
         self._closed = False
+        self._table_metadata: dict[str, str] | None = None  # from the first table written
+        self._origins: list[ArrowField] | None = None
+        if arrow_template is not None:
+            self._remember_arrow(arrow_template)
         self._sink = _Sink(where)
         try:
             self._sink.write(MAGIC if self._encryptor is None else self._encryptor.magic)
@@ -225,7 +241,11 @@ class ParquetWriter:
 
         self._check_open()
         if not isinstance(table, Table):
-            table = to_table(table, schema=self.input_schema)
+            converted = to_table(table)  # as typed; converted to the writer's schema only if that differs
+            table = converted if converted.schema in (self.input_schema, self.schema) else to_table(
+                table, schema=self.input_schema)
+        if self._table_metadata is None:
+            self._remember_arrow(table)
         if table.schema != self.schema:
             if table.schema != self.input_schema:
                 raise SchemaError("the table's schema differs from the writer's")
@@ -239,6 +259,14 @@ class ParquetWriter:
             raise
 
     write_batch = write_table
+
+    def _remember_arrow(self, table: Table) -> None:
+        """The first table's metadata, and the Arrow fields its columns came from
+        when every column has one (stored as ARROW:schema)."""
+        self._table_metadata = dict(table.metadata)
+        origin = table.origin
+        if len(origin) == table.num_columns:
+            self._origins = [origin[name] for name in table.column_names]
 
     def _rows_per_group(self, table: Table, row_group_size: int | None) -> int:
         rows = row_group_size or self.options.row_group_size or DEFAULT_ROW_GROUP_SIZE
@@ -310,7 +338,11 @@ class ParquetWriter:
                 self._encryptor.seal_column_chunk(chunk, ordinal, column, paths[column])
 
     def _footer(self) -> bytes:
-        kv = dict(self.options.key_value_metadata or {})
+        kv: dict[str, str | None] = {}
+        if self.options.store_schema and self._origins is not None:
+            kv[ARROW_SCHEMA_KEY] = schema_to_metadata(stored_schema(self._origins, self._table_metadata or {}))
+        kv.update(self._table_metadata or {})
+        kv.update(self.options.key_value_metadata or {})
         if self._spark_row_metadata is not None:
             kv[ROW_METADATA_KEY] = self._spark_row_metadata  # the spark_schema option wins over a given entry
         meta = FileMetaData(

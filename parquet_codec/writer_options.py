@@ -114,6 +114,9 @@ class WriterOptions:
     write_statistics: Any = True
     write_page_checksum: bool = False
     key_value_metadata: Mapping[str, str | None] | None = None
+    #: Store the Arrow schema of tables that carry one (from pyarrow, or read from a file
+    #: that stored one) under ARROW:schema, as pyarrow does (arrow_origin.py).
+    store_schema: bool = True
     sorting_columns: Sequence[SortKey | SortingColumn] | None = None
     statistics_truncate_length: int | None = 4096
     #: ColumnIndex and OffsetIndex for every column chunk, after the row groups (writer_indexes.py).

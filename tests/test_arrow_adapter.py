@@ -357,9 +357,9 @@ def test_from_arrow_chunked_and_field_description():
     [
         pa.array([(1, 2, 3)], pa.month_day_nano_interval()),
         pa.UnionArray.from_sparse(pa.array([0], pa.int8()), [pa.array([1], pa.int32())]),
-        pa.array([[1]], pa.list_view(pa.int64())),
+        pa.RunEndEncodedArray.from_arrays(pa.array([2], pa.int32()), pa.array([1])),
     ],
-    ids=["interval", "union", "list_view"],
+    ids=["interval", "union", "run_end_encoded"],
 )
 def test_from_arrow_unsupported(array):
     with pytest.raises(UnsupportedError):

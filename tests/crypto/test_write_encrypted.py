@@ -296,3 +296,12 @@ def test_external_key_material_written_on_commit(tmp_path):
     moved = tmp_path / "elsewhere.parquet"  # the sidecar follows the file actually written
     pc.write_table(TABLE, moved, encryption=props)
     assert pc.read_table(moved, decryption=factory).to_arrow().equals(TABLE)
+
+
+def test_pyarrow_parameter_names_for_the_properties():
+    key = bytes(range(16))
+    out = io.BytesIO()
+    pc.write_table({"x": [1, 2]}, out, encryption_properties=FileEncryptionProperties(key))
+    assert out.getvalue()[-4:] == b"PARE"
+    read = pc.read_table(io.BytesIO(out.getvalue()), decryption_properties=FileDecryptionProperties(footer_key=key))
+    assert read.to_pydict() == {"x": [1, 2]}

@@ -1,0 +1,234 @@
+"""The Arrow schema a file stores (``ARROW:schema``), applied to its columns as they are read.
+
+pyarrow.parquet stores the Arrow schema of the table it writes, IPC-serialized
+and base64-encoded, in the key-value metadata (:mod:`parquet_codec.arrow_schema`),
+and applies that *origin* schema to the types it infers from the Parquet
+schema when reading. This module applies it by the same rules:
+
+- the stored schema counts only when it has as many top-level fields as the
+  file; fields are matched by position;
+- structs, lists and maps recurse into their children when both sides have
+  as many; a list becomes the stored large, fixed-size or view list;
+- a UTC-adjusted timestamp gets the stored time zone (keeping the unit read);
+  INT64 read as int64 becomes the stored duration; strings and binaries become
+  the stored large or view type, or the stored dictionary (its index type,
+  the values as read); a
+  decimal becomes the stored decimal32/64/256; an extension type comes back
+  when its storage type is what was read; field metadata comes back (a
+  field id read from the file wins).
+
+Only a time zone and a duration change Python values (``to_pylist``); the
+rest shapes the types of ``to_arrow``. The table's schema metadata is the
+stored schema's, or without one the file's key-value metadata.
+
+A stored schema that does not decode is ignored and the columns keep the
+types the Parquet schema gives (pyarrow refuses such a file; its values are
+intact, so they are read).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from parquet_codec.arrays import Array, PrimitiveArray
+from parquet_codec.arrow_schema import (
+    ARROW_SCHEMA_KEY,
+    ArrowField,
+    ArrowSchema,
+    encode_schema,
+    schema_from_metadata,
+)
+from parquet_codec.errors import MetadataError
+from parquet_codec.format.ttypes import Type
+from parquet_codec.nested import LIST, MAP, STRUCT, Field
+from parquet_codec.temporal import durations_to_py, in_zone
+from parquet_codec.types import LogicalInfo, to_pylist
+
+_LISTS = frozenset({"list", "large_list", "fixed_size_list", "list_view", "large_list_view"})
+
+
+def split_metadata(key_value: Mapping[str, str | None] | None, fields: Sequence[Field]
+                   ) -> tuple[dict[str, str], dict[str, ArrowField]]:
+    """A file's table-level metadata and the stored Arrow field of each of its
+    top-level ``fields`` (by name), from its key-value metadata."""
+    metadata = {k: v if isinstance(v, str) else "" for k, v in (key_value or {}).items()
+                if isinstance(k, str) and k != ARROW_SCHEMA_KEY}  # (a key-less entry says nothing)
+    stored = (key_value or {}).get(ARROW_SCHEMA_KEY)
+    if stored is None:
+        return metadata, {}
+    try:
+        origin = schema_from_metadata(stored)
+    except MetadataError:
+        return metadata, {}
+    if len(origin.fields) != len(fields):
+        return metadata, {}
+    return dict(origin.metadata), {f.name: o for f, o in zip(fields, origin.fields, strict=True)}
+
+
+def stored_schema(origins: Sequence[ArrowField], metadata: Mapping[str, str]) -> ArrowSchema:
+    """The ARROW:schema a writer stores for columns of these origins."""
+    return ArrowSchema(tuple(origins), tuple(metadata.items()))
+
+
+# ---------------------------------------------------------------- Python values
+
+
+def child_origins(field: Field, origin: ArrowField | None) -> tuple[ArrowField | None, ...]:
+    """The stored fields matching ``field.children``, where the rules recurse."""
+    none = (None,) * len(field.children)
+    if origin is None:
+        return none
+    kind = origin.type.id
+    if field.kind == STRUCT and kind == "struct" and len(origin.children) == len(field.children):
+        return origin.children
+    if field.kind == LIST and kind in _LISTS and len(origin.children) == 1:
+        return origin.children
+    if field.kind == MAP and kind == "map" and len(field.children) == 2 and len(origin.children) == 1:
+        entries = origin.children[0].children
+        return entries if len(entries) == 2 else none
+    return none
+
+
+def _is_int64(info: LogicalInfo) -> bool:
+    return info.kind == "int" and info.physical_type == Type.INT64 and info.bit_width == 64 and info.signed
+
+
+def leaf_to_pylist(array: Array, info: LogicalInfo, origin: ArrowField | None) -> list:
+    """A leaf's Python values, with the stored duration or time zone applied."""
+    typ = None if origin is None or origin.dictionary is not None else origin.type
+    if typ is not None and isinstance(array, PrimitiveArray):
+        if typ.id == "duration" and _is_int64(info) and typ.unit:
+            return durations_to_py(array.values, typ.unit, array.validity)
+        if typ.id == "timestamp" and info.kind == "timestamp" and info.utc and typ.timezone:
+            return in_zone(to_pylist(array, info), typ.timezone)
+    return to_pylist(array, info)
+
+
+# ---------------------------------------------------------------- Arrow types
+
+
+def pyarrow_fields(origins: Sequence[ArrowField]) -> list[Any | None]:
+    """The stored fields as pyarrow fields (extension types resolved by pyarrow's
+    registry); None for one pyarrow cannot take (e.g. a type newer than it)."""
+    try:
+        return list(_pyarrow_schema(origins))
+    except Exception:  # one field spoils the schema: take them one by one
+        if len(origins) < 2:
+            return [None] * len(origins)
+        return [pyarrow_fields([origin])[0] for origin in origins]
+
+
+def _pyarrow_schema(origins: Sequence[ArrowField]) -> Any:
+    import pyarrow as pa
+
+    return pa.ipc.read_schema(pa.py_buffer(encode_schema(ArrowSchema(tuple(origins)))))
+
+
+def restored_type(inferred: Any, origin: Any) -> Any:
+    """The type pyarrow gives a column it infers as ``inferred`` whose stored type is ``origin``."""
+    import pyarrow as pa
+
+    if isinstance(origin, pa.ExtensionType):
+        storage = restored_type(inferred, origin.storage_type)
+        return origin if storage.equals(origin.storage_type) else storage
+    nested = _restored_nested(pa, inferred, origin)
+    if nested is not None:
+        return nested
+    if pa.types.is_timestamp(origin) and pa.types.is_timestamp(inferred):
+        if inferred.tz == "UTC" and origin.tz:
+            return pa.timestamp(inferred.unit, origin.tz)
+        return inferred
+    if pa.types.is_duration(origin) and pa.types.is_int64(inferred):
+        return origin
+    if pa.types.is_dictionary(origin) and _dictionary_readable(pa, inferred):
+        return pa.dictionary(origin.index_type, inferred, origin.ordered)
+    if (_is_string(pa, origin) and pa.types.is_string(inferred)) or (
+            _is_binary(pa, origin) and pa.types.is_binary(inferred)):
+        return origin
+    if pa.types.is_decimal(origin) and pa.types.is_decimal128(inferred):
+        return origin
+    return inferred
+
+
+def _is_string(pa: Any, typ: Any) -> bool:
+    return pa.types.is_large_string(typ) or pa.types.is_string_view(typ)
+
+
+def _is_binary(pa: Any, typ: Any) -> bool:
+    return pa.types.is_large_binary(typ) or pa.types.is_binary_view(typ)
+
+
+def _dictionary_readable(pa: Any, typ: Any) -> bool:
+    return pa.types.is_string(typ) or pa.types.is_binary(typ)
+
+
+def restored_field(inferred: Any, origin: Any) -> Any:
+    """``inferred`` (a pyarrow field) with the stored type and metadata applied."""
+    field = inferred.with_type(restored_type(inferred.type, origin.type))
+    if origin.metadata:
+        merged = dict(origin.metadata)
+        merged.update(inferred.metadata or {})  # keys read from the file (the field id) win
+        field = field.with_metadata(merged)
+    return field
+
+
+def _restored_nested(pa: Any, inferred: Any, origin: Any) -> Any | None:
+    count = inferred.num_fields
+    if not count or origin.num_fields != count:
+        return None
+    if pa.types.is_struct(inferred) and pa.types.is_struct(origin):
+        return pa.struct([restored_field(inferred.field(i), origin.field(i)) for i in range(count)])
+    if pa.types.is_map(inferred) and pa.types.is_map(origin):
+        key = restored_field(inferred.key_field, origin.key_field)
+        item = restored_field(inferred.item_field, origin.item_field)
+        return pa.map_(key, item, keys_sorted=inferred.keys_sorted)
+    if not pa.types.is_list(inferred):
+        return None
+    value = restored_field(inferred.value_field, origin.value_field)
+    if pa.types.is_large_list(origin):
+        return pa.large_list(value)
+    if pa.types.is_fixed_size_list(origin):
+        return pa.list_(value, origin.list_size)
+    if pa.types.is_list_view(origin):
+        return pa.list_view(value)
+    if pa.types.is_large_list_view(origin):
+        return pa.large_list_view(value)
+    if pa.types.is_list(origin):
+        return pa.list_(value)
+    return None
+
+
+def restore_array(array: Any, target: Any) -> Any:
+    """``array`` cast to the restored type; unchanged where pyarrow cannot cast
+    (e.g. a list whose lengths differ from the stored fixed size)."""
+    import pyarrow as pa
+
+    if array.type.equals(target):
+        return array
+    try:
+        return array.cast(target)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+        pass
+    if pa.types.is_list_view(target) or pa.types.is_large_list_view(target):  # no list -> view cast
+        return _list_view(pa, array, target)
+    return array
+
+
+def _list_view(pa: Any, array: Any, target: Any) -> Any:
+    """A list array as the list view ``target`` over the same values."""
+    if isinstance(array, pa.ChunkedArray):
+        return pa.chunked_array([_list_view(pa, chunk, target) for chunk in array.chunks], target)
+    import pyarrow.compute as compute
+
+    values = restore_array(array.values, target.value_type)
+    offsets = array.offsets
+    starts = offsets.slice(0, len(array))
+    sizes = compute.subtract(offsets.slice(1), starts).cast(offsets.type)
+    kind = pa.LargeListViewArray if pa.types.is_large_list_view(target) else pa.ListViewArray
+    mask = array.is_null() if array.null_count else None
+    return kind.from_arrays(starts, sizes, values, type=target, mask=mask)
+
+
+__all__ = ["child_origins", "leaf_to_pylist", "pyarrow_fields", "restore_array", "restored_field",
+           "restored_type", "split_metadata", "stored_schema"]

@@ -1,0 +1,226 @@
+"""The stored Arrow schema (ARROW:schema): read as pyarrow.parquet applies it, and written as it stores it."""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+
+import pytest
+
+import parquet_codec as pc
+from parquet_codec.arrow_schema import ARROW_SCHEMA_KEY, schema_from_metadata
+
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+
+NY = pa.timestamp("us", tz="America/New_York")
+
+
+def _columns() -> dict[str, object]:
+    return {
+        "tz": pa.array([1, None, 1_700_000_000_000_000], NY),
+        "tz_offset_s": pa.array([1, None, 3], pa.timestamp("s", tz="+01:00")),
+        "tz_ns": pa.array([1000, None, 5000], pa.timestamp("ns", tz="Asia/Tokyo")),
+        "naive": pa.array([1, None, 2], pa.timestamp("us")),
+        "dur_s": pa.array([5, None, -7], pa.duration("s")),
+        "dur_ms": pa.array([5, None, -7], pa.duration("ms")),
+        "dur_us": pa.array([5, None, 2**40], pa.duration("us")),
+        "dur_ns": pa.array([5000, None, -7000], pa.duration("ns")),
+        "large_string": pa.array(["a", None, "ccc"], pa.large_string()),
+        "large_binary": pa.array([b"a", None, b"ccc"], pa.large_binary()),
+        "string_view": pa.array(["a", None, "ccc"], pa.string_view()),
+        "binary_view": pa.array([b"a", None, b"ccc"], pa.binary_view()),
+        "dictionary": pa.array(["a", None, "a"]).dictionary_encode(),
+        "dictionary_int8": pa.array(["a", "b", None]).dictionary_encode().cast(pa.dictionary(pa.int8(), pa.string())),
+        "dictionary_ints": pa.array([1, 2, 1]).dictionary_encode(),  # pyarrow reads plain int64 back
+        "decimal32": pa.array([1, None, 3], pa.decimal32(5, 2)),
+        "decimal64": pa.array([1, None, 3], pa.decimal64(12, 2)),
+        "decimal256": pa.array([1, None, 3], pa.decimal256(40, 2)),
+        "large_list": pa.array([[1], None, [2, 3]], pa.large_list(pa.duration("us"))),
+        "fixed_size_list": pa.array([["a", "b"], None, ["c", "d"]], pa.list_(pa.string(), 2)),
+        "list_view": pa.array([[1], None, [2, 3]], pa.list_view(pa.int32())),
+        "list_tz": pa.array([[1], None, [2, None]], pa.list_(NY)),
+        "list_dictionary": pa.array([["a"], None, ["b", "a"]], pa.list_(pa.dictionary(pa.int16(), pa.string()))),
+        "struct": pa.array([{"t": 1, "d": 5}, None, {"t": None, "d": 7}],
+                           pa.struct([("t", NY), ("d", pa.duration("s"))])),
+        "uuid": pa.array([b"0123456789abcdef", None, b"fedcba9876543210"], pa.uuid()),
+        "date64": pa.array([86_400_000, None, 0], pa.date64()),  # pyarrow reads date32 back
+        "time32_s": pa.array([1, None, 2], pa.time32("s")),  # pyarrow reads time32[ms] back
+    }
+
+
+CASES = _columns()
+
+
+def _pyarrow_file(table: object, **options: object) -> bytes:
+    out = io.BytesIO()
+    pq.write_table(table, out, **options)
+    return out.getvalue()
+
+
+def _our_file(table: object, **options: object) -> bytes:
+    out = io.BytesIO()
+    pc.write_table(table, out, **options)
+    return out.getvalue()
+
+
+def _table(name: str) -> object:
+    field = pa.field(name, CASES[name].type, metadata={"note": "é"})
+    return pa.table([CASES[name]], schema=pa.schema([field], metadata={"origin": "test"}))
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_pyarrow_files_read_as_pyarrow_reads_them(name: str) -> None:
+    raw = _pyarrow_file(_table(name))
+    expected = pq.read_table(io.BytesIO(raw))
+    ours = pc.read_table(io.BytesIO(raw))
+    assert ours.to_arrow().schema.equals(expected.schema, check_metadata=True)
+    assert ours.to_arrow().equals(expected)
+    assert ours.to_pylist() == expected.to_pylist()
+    assert ours.metadata == {"origin": "test"}
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_our_files_read_by_pyarrow_as_its_own(name: str) -> None:
+    table = _table(name)
+    expected = pq.read_table(io.BytesIO(_pyarrow_file(table)))
+    ours = _our_file(table)
+    theirs = pq.read_table(io.BytesIO(ours))
+    assert theirs.schema.equals(expected.schema, check_metadata=True)
+    assert theirs.equals(expected)
+    # and back through this package: the same types again
+    assert pc.read_table(io.BytesIO(ours)).to_arrow().equals(expected)
+
+
+def test_a_map_keeps_the_zone_of_its_values() -> None:
+    # (pyarrow names a map's entries after the column; values and value types are compared)
+    table = pa.table({"m": pa.array([[("a", 1)], None], pa.map_(pa.string(), NY))})
+    raw = _pyarrow_file(table)
+    expected = pq.read_table(io.BytesIO(raw))
+    ours = pc.read_table(io.BytesIO(raw))
+    assert ours.to_arrow().column("m").type.item_type == NY
+    assert ours.to_pylist() == expected.to_pylist()
+    assert pq.read_table(io.BytesIO(_our_file(table))).column("m").type.item_type == NY
+
+
+def test_python_values_follow_the_stored_types() -> None:
+    """Durations and zones come from the stored schema alone (no pyarrow needed to read them)."""
+    table = pa.table({"d": pa.array([1500, None], pa.duration("ms")), "t": pa.array([0, None], NY),
+                      "s": pa.array([{"d": 2}], pa.struct([("d", pa.duration("s"))]))[0:1].take([0, 0])})
+    rows = pc.read_table(io.BytesIO(_pyarrow_file(table))).to_pydict()
+    assert rows["d"] == [dt.timedelta(seconds=1, milliseconds=500), None]
+    first = rows["t"][0]
+    assert first.utcoffset() == dt.timedelta(hours=-5) and str(first.tzinfo) == "America/New_York"
+    assert first == dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+    assert rows["s"] == [{"d": dt.timedelta(seconds=2)}] * 2
+
+
+def test_sub_microsecond_durations_cannot_become_timedelta() -> None:
+    raw = _pyarrow_file(pa.table({"d": pa.array([1], pa.duration("ns"))}))
+    with pytest.raises(pc.UnsupportedError, match="whole microsecond"):
+        pc.read_table(io.BytesIO(raw)).to_pylist()
+    assert pc.read_table(io.BytesIO(raw)).to_arrow().column("d").to_pylist() == pq.read_table(
+        io.BytesIO(raw)).column("d").to_pylist()
+
+
+def test_projection_batches_and_filters_keep_the_stored_types() -> None:
+    table = pa.table({"k": pa.array(range(10)), "t": pa.array(range(10), NY),
+                      "d": pa.array(range(10), pa.duration("s"))})
+    raw = _pyarrow_file(table, row_group_size=4)
+    expected = pq.read_table(io.BytesIO(raw), columns=["d", "t"])
+    pf = pc.ParquetFile(io.BytesIO(raw))
+    assert pf.read(columns=["d", "t"]).to_arrow().equals(expected)
+    batches = list(pf.iter_batches(batch_size=3, columns=["t", "d"]))
+    assert all(b.to_arrow().schema.field("t").type == NY for b in batches)
+    assert pa.concat_tables([b.to_arrow() for b in batches]).equals(expected.select(["t", "d"]))
+    filtered = pf.read(columns=["t", "d"], filters=[("k", ">=", 5)]).to_arrow()
+    assert filtered.equals(pq.read_table(io.BytesIO(raw), columns=["t", "d"], filters=[("k", ">=", 5)]))
+    assert pf.schema_arrow.equals(pq.ParquetFile(io.BytesIO(raw)).schema_arrow)
+
+
+def test_pandas_index_and_dtypes_come_back() -> None:
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"x": [1.5, 2.5], "when": pd.to_datetime(["2024-01-01", "2024-06-01"]).tz_localize(
+        "Europe/Paris")}, index=pd.Index(["a", "b"], name="key"))
+    raw = _pyarrow_file(pa.Table.from_pandas(frame))
+    pd.testing.assert_frame_equal(pc.read_table(io.BytesIO(raw)).to_pandas(), frame)
+    pd.testing.assert_frame_equal(pq.read_table(io.BytesIO(_our_file(pa.Table.from_pandas(frame)))).to_pandas(),
+                                  frame)
+
+
+def test_a_table_read_from_a_file_writes_its_stored_types_again() -> None:
+    raw = _pyarrow_file(pa.table({"k": [1, 2], "d": pa.array([1, 2], pa.duration("ms")), "t": pa.array([1, 2], NY)}))
+    projected = pc.read_table(io.BytesIO(raw), columns=["t", "d"])
+    theirs = pq.read_table(io.BytesIO(_our_file(projected)))
+    assert theirs.schema.types == [NY, pa.duration("ms")]
+    kv = pq.ParquetFile(io.BytesIO(_our_file(projected))).metadata.metadata
+    assert [f.name for f in schema_from_metadata(kv[ARROW_SCHEMA_KEY.encode()]).fields] == ["t", "d"]
+
+
+def test_store_schema_false_and_explicit_metadata() -> None:
+    table = pa.table({"d": pa.array([1], pa.duration("s"))}).replace_schema_metadata({"a": "1", "b": "2"})
+    plain = pq.ParquetFile(io.BytesIO(_our_file(table, store_schema=False))).metadata.metadata
+    assert plain == {b"a": b"1", b"b": b"2"}
+    assert pq.read_table(io.BytesIO(_our_file(table, store_schema=False))).schema.types == [pa.int64()]
+    kv = pq.ParquetFile(io.BytesIO(_our_file(table, key_value_metadata={"b": "given"}))).metadata.metadata
+    assert kv[b"a"] == b"1" and kv[b"b"] == b"given" and ARROW_SCHEMA_KEY.encode() in kv
+
+
+def test_tables_without_arrow_types_store_no_schema() -> None:
+    kv = pq.ParquetFile(io.BytesIO(_our_file({"x": [1, 2]}))).metadata.metadata
+    assert kv is None or ARROW_SCHEMA_KEY.encode() not in kv
+
+
+@pytest.mark.parametrize("stored", ["not base64!", "AAAA", ""])
+def test_an_undecodable_stored_schema_is_ignored(stored: str) -> None:
+    raw = _our_file({"x": [1, 2]}, key_value_metadata={ARROW_SCHEMA_KEY: stored, "other": "kept"})
+    table = pc.read_table(io.BytesIO(raw))
+    assert table.to_pylist() == [{"x": 1}, {"x": 2}]
+    assert table.metadata == {"other": "kept"}
+    assert table.to_arrow().schema.field("x").type == pa.int64()
+
+
+def test_a_stored_schema_of_another_shape_is_ignored() -> None:
+    two = pa.schema([("x", pa.duration("s")), ("y", pa.int64())])
+    stored = __import__("base64").b64encode(two.serialize().to_pybytes()).decode()
+    raw = _our_file({"x": [1, 2]}, key_value_metadata={ARROW_SCHEMA_KEY: stored})
+    assert pc.read_table(io.BytesIO(raw)).to_pylist() == [{"x": 1}, {"x": 2}]
+    assert pq.read_table(io.BytesIO(raw)).schema.types == [pa.int64()]  # pyarrow ignores it too
+
+
+def test_files_without_a_stored_schema_keep_their_metadata() -> None:
+    raw = _our_file({"x": [1]}, key_value_metadata={"org.apache.spark.version": "3.5.0", "empty": None})
+    table = pc.read_table(io.BytesIO(raw))
+    assert table.metadata == {"org.apache.spark.version": "3.5.0", "empty": ""}
+    assert table.to_arrow().schema.metadata == pq.read_table(io.BytesIO(raw)).schema.metadata
+
+
+def test_a_stored_type_pyarrow_does_not_know_is_left_out() -> None:
+    from parquet_codec.arrow_origin import pyarrow_fields
+    from parquet_codec.arrow_schema import ArrowField, ArrowType
+
+    duration = ArrowField("d", True, ArrowType("duration", unit="s"))
+    future = ArrowField("x", True, ArrowType("unknown"))
+    fields = pyarrow_fields([duration, future])
+    assert fields[0].type == pa.duration("s") and fields[1] is None
+    read = pc.read_table(io.BytesIO(_our_file({"d": [1], "x": [2]})))
+    table = pc.Table(read.schema, {c.name: c.array for c in read}, origin={"d": duration, "x": future})
+    assert table.to_arrow().schema.types == [pa.duration("s"), pa.int64()]
+    assert table.to_pylist() == [{"d": dt.timedelta(seconds=1), "x": 2}]
+
+
+def test_key_value_entries_without_a_key_are_dropped() -> None:
+    from parquet_codec.arrow_origin import split_metadata
+
+    assert split_metadata({None: "x", "a": None, "b": "1"}, []) == ({"a": "", "b": "1"}, {})
+
+
+def test_a_writer_opened_with_a_pyarrow_schema_stores_it() -> None:
+    table = pa.table({"d": pa.array([1, 2], pa.duration("s")), "x": ["a", "b"]}).replace_schema_metadata({"k": "v"})
+    out = io.BytesIO()
+    with pc.ParquetWriter(out, table.schema) as writer:
+        writer.write_table(table)
+        writer.write_table(table.to_batches()[0])
+    theirs = pq.read_table(io.BytesIO(out.getvalue()))
+    assert theirs.schema.equals(table.schema, check_metadata=True)
+    assert theirs.equals(pa.concat_tables([table, table]))
