@@ -42,7 +42,7 @@ from parquet_codec.arrow_schema import (
 from parquet_codec.errors import MetadataError
 from parquet_codec.format.ttypes import Type
 from parquet_codec.nested import LIST, MAP, STRUCT, Field
-from parquet_codec.temporal import durations_to_py, in_zone
+from parquet_codec.temporal import durations_to_py, in_zone, int96_to_py
 from parquet_codec.types import LogicalInfo, to_pylist
 
 _LISTS = frozenset({"list", "large_list", "fixed_size_list", "list_view", "large_list_view"})
@@ -94,8 +94,12 @@ def _is_int64(info: LogicalInfo) -> bool:
     return info.kind == "int" and info.physical_type == Type.INT64 and info.bit_width == 64 and info.signed
 
 
-def leaf_to_pylist(array: Array, info: LogicalInfo, origin: ArrowField | None) -> list:
-    """A leaf's Python values, with the stored duration or time zone applied."""
+def leaf_to_pylist(array: Array, info: LogicalInfo, origin: ArrowField | None, int96_unit: str | None = None
+                   ) -> list:
+    """A leaf's Python values, with the stored duration or time zone applied;
+    INT96 timestamps truncated to ``int96_unit`` when given (arrow_read.py)."""
+    if info.kind == "int96" and int96_unit is not None and isinstance(array, PrimitiveArray):
+        return int96_to_py(array.values, array.validity, int96_unit)
     typ = None if origin is None or origin.dictionary is not None else origin.type
     if typ is not None and isinstance(array, PrimitiveArray):
         if typ.id == "duration" and _is_int64(info) and typ.unit:
@@ -212,6 +216,11 @@ def restore_array(array: Any, target: Any) -> Any:
         pass
     if pa.types.is_list_view(target) or pa.types.is_large_list_view(target):  # no list -> view cast
         return _list_view(pa, array, target)
+    if isinstance(target, pa.BaseExtensionType) and isinstance(array, pa.ExtensionArray):
+        # one extension type to another (e.g. JSON over large_string): through the storage
+        storage = restore_array(array.storage, target.storage_type)
+        if storage.type.equals(target.storage_type):
+            return pa.ExtensionArray.from_storage(target, storage)
     return array
 
 

@@ -7,7 +7,7 @@ so paths, in-memory buffers and file objects are served by the same code.
 from __future__ import annotations
 
 import os
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from parquet_codec.errors import CorruptFileError, ParquetError
 from parquet_codec.limits import reserve
@@ -79,10 +79,17 @@ class FileSource(ByteSource):
             self._handle.close()
 
 
-def open_source(source: Source | ByteSource) -> ByteSource:
-    """A path, a bytes-like object or a binary file object as a ByteSource."""
+def open_source(source: Source | ByteSource, filesystem: Any = None) -> ByteSource:
+    """A path, a bytes-like object or a binary file object as a ByteSource;
+    a path is opened with ``filesystem`` when given (a pyarrow filesystem's
+    ``open_input_file``, or an fsspec-style ``open(path, "rb")``)."""
     if isinstance(source, ByteSource):
         return source
+    if filesystem is not None and isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        opener = getattr(filesystem, "open_input_file", None)
+        handle = opener(path) if opener is not None else filesystem.open(path, "rb")
+        return FileSource(handle, path, owned=True)
     if isinstance(source, (bytes, bytearray, memoryview)):
         return BufferSource(source)
     if isinstance(source, (str, os.PathLike)):

@@ -8,6 +8,7 @@ each top-level field.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import cached_property
@@ -17,6 +18,7 @@ import numpy as np
 
 from parquet_codec.arrays import Array, PrimitiveArray, concat
 from parquet_codec.arrow_origin import split_metadata
+from parquet_codec.arrow_read import ArrowReadOptions
 from parquet_codec.arrow_schema import ArrowField
 from parquet_codec.bloom import Sbbf, read_bloom_filter
 from parquet_codec.column import LEGACY_DICTIONARY_PADDING, empty_leaf, plausible_items, read_column_chunk
@@ -48,13 +50,30 @@ class ParquetFile:
     crypto.CryptoFactory (key material resolved for this file).
     ``memory_limit`` caps the bytes one read may allocate for sizes the file
     declares (limits.memory_budget); past it a ResourceLimitError is raised.
+
+    pyarrow's parameters mean what they mean there: ``read_dictionary``,
+    ``binary_type``, ``list_type``, ``coerce_int96_timestamp_unit`` and
+    ``arrow_extensions_enabled`` choose Arrow types (arrow_read.py);
+    ``filesystem`` opens a path; ``decryption_properties`` and
+    ``page_checksum_verification`` are other names for ``decryption`` and
+    ``verify_checksums``. ``memory_map``, ``buffer_size`` and ``pre_buffer``
+    are I/O hints this reader has no use for (it reads each column chunk's
+    byte range once).
     """
 
     def __init__(self, source: Source, *, verify_checksums: bool = True, decryption: object | None = None,
-                 memory_limit: int | None = None, decryption_properties: object | None = None) -> None:
-        """``decryption_properties``: pyarrow's name for ``decryption``."""
+                 memory_limit: int | None = None, read_dictionary: Iterable[str] | None = None,
+                 binary_type: Any = None, list_type: Any = None, coerce_int96_timestamp_unit: str | None = None,
+                 arrow_extensions_enabled: bool = True, filesystem: Any = None,
+                 decryption_properties: object | None = None, page_checksum_verification: bool | None = None,
+                 memory_map: bool = False, buffer_size: int = 0, pre_buffer: bool = True) -> None:
         decryption = decryption_properties if decryption is None else decryption
-        self._source: ByteSource = open_source(source)
+        if page_checksum_verification is not None:
+            verify_checksums = page_checksum_verification
+        self.read_options = ArrowReadOptions.of(
+            read_dictionary=read_dictionary, binary_type=binary_type, list_type=list_type,
+            coerce_int96_timestamp_unit=coerce_int96_timestamp_unit, arrow_extensions_enabled=arrow_extensions_enabled)
+        self._source: ByteSource = open_source(source, filesystem)
         self.verify_checksums = verify_checksums
         self.memory_limit = memory_limit
         self._decryptors: dict[tuple[int, int], Any] = {}  # (row group, leaf) -> ColumnChunkDecryptor | None
@@ -84,7 +103,8 @@ class ParquetFile:
 
     def _table(self, schema: Schema, arrays: dict[str, Array], num_rows: int) -> Table:
         metadata, origin = self._arrow
-        return Table(schema, arrays, num_rows, metadata=metadata, origin=origin)
+        options = self.read_options.with_stored_schema() if origin else self.read_options
+        return Table(schema, arrays, num_rows, metadata=metadata, origin=origin, read_options=options)
 
     @property
     def num_row_groups(self) -> int:
@@ -99,20 +119,38 @@ class ParquetFile:
         """The columns' pyarrow.Schema, as ``to_arrow`` types them (needs pyarrow)."""
         return self.read_row_groups([]).to_arrow().schema
 
-    def read_row_group(self, index: int, columns: Sequence[str] | None = None) -> Table:
-        """Row group ``index`` as a Table of the selected columns (all by default)."""
-        schema = self._projection(columns)
+    def read_row_group(self, index: int, columns: Sequence[str] | None = None, *, use_threads: bool = True,
+                       use_pandas_metadata: bool = False) -> Table:
+        """Row group ``index`` as a Table of the selected columns (all by default).
+        ``use_pandas_metadata`` adds the DataFrame index columns the pandas metadata
+        names; ``use_threads``, as in pyarrow's signature, changes nothing here."""
+        schema = self._projection(self._with_index(columns, use_pandas_metadata))
         return self._table(schema, self._read_arrays(index, schema), self.metadata.row_group(index).num_rows)
 
-    def read(self, columns: Sequence[str] | None = None, filters: object = None) -> Table:
+    def read(self, columns: Sequence[str] | None = None, filters: object = None, *, use_threads: bool = True,
+             use_pandas_metadata: bool = False) -> Table:
         """Every row group, as one Table; with ``filters`` (pyarrow's form, see
         :mod:`parquet_codec.predicate`) only the matching rows, in file order."""
-        return self.read_row_groups(range(self.num_row_groups), columns, filters)
+        return self.read_row_groups(range(self.num_row_groups), columns, filters,
+                                    use_pandas_metadata=use_pandas_metadata)
 
     def read_row_groups(self, indices: Iterable[int], columns: Sequence[str] | None = None,
-                        filters: object = None) -> Table:
+                        filters: object = None, *, use_threads: bool = True,
+                        use_pandas_metadata: bool = False) -> Table:
         with memory_budget(self.memory_limit):
-            return self._read_row_groups(indices, columns, filters)
+            return self._read_row_groups(indices, self._with_index(columns, use_pandas_metadata), filters)
+
+    def _with_index(self, columns: Sequence[str] | None, use_pandas_metadata: bool) -> Sequence[str] | None:
+        """``columns`` and, when asked, the stored DataFrame index columns the
+        ``pandas`` metadata names (a RangeIndex is not stored)."""
+        if columns is None or not use_pandas_metadata:
+            return columns
+        try:
+            names = json.loads(self._arrow[0].get("pandas", "{}")).get("index_columns", [])
+        except (ValueError, AttributeError):
+            return columns
+        top = {f.name for f in self.schema.fields}
+        return list(columns) + [n for n in names if isinstance(n, str) and n in top and n not in columns]
 
     def _read_row_groups(self, indices: Iterable[int], columns: Sequence[str] | None, filters: object) -> Table:
         schema = self._projection(columns)
@@ -160,6 +198,9 @@ class ParquetFile:
         row_groups: Iterable[int] | None = None,  # positional order as pyarrow's
         columns: Sequence[str] | None = None,
         filters: object = None,
+        *,
+        use_threads: bool = True,
+        use_pandas_metadata: bool = False,
     ) -> Iterator[Table]:
         """Tables of ``batch_size`` rows (the last one fewer), as pyarrow's
         batches: one may join the end of a row group to the start of the
@@ -170,6 +211,7 @@ class ParquetFile:
         if batch_size <= 0:
             raise ValueError(f"batch_size must be positive, got {batch_size}")
         indices = range(self.num_row_groups) if row_groups is None else row_groups
+        columns = self._with_index(columns, use_pandas_metadata)
         if filters is not None:
             tables: Iterable[Table] = Scanner(self, self._projection(columns), filters).tables(indices)
         else:
@@ -384,20 +426,19 @@ def _empty(field: Any) -> Array:
 
 
 def read_table(source: Source, columns: Sequence[str] | None = None, filters: object = None, *,
-               verify_checksums: bool = True, decryption: object | None = None,
-               decryption_properties: object | None = None,
-               memory_limit: int | None = None) -> Table:
+               use_threads: bool = True, use_pandas_metadata: bool = False, **options: Any) -> Table:
     """Read a whole file (or the named columns) into a Table.
 
     As in ``pyarrow.parquet.read_table``, ``columns`` come back in the order
     given, and a dotted name of a field inside structs ("a.b") is a column of
-    its own (``ParquetFile.read`` keeps it inside its struct).
-    ``decryption``: see :class:`ParquetFile`. ``filters``: pyarrow's form
-    (``[("x", ">", 5)]``, lists of such lists for OR); see :mod:`parquet_codec.predicate`.
-    ``memory_limit``: see :class:`ParquetFile`."""
-    with ParquetFile(source, verify_checksums=verify_checksums, decryption=decryption,
-                     decryption_properties=decryption_properties,
-                     memory_limit=memory_limit) as pf:
+    its own (``ParquetFile.read`` keeps it inside its struct); with
+    ``use_pandas_metadata`` the DataFrame index columns the pandas metadata
+    names are read too. ``filters``: pyarrow's form (``[("x", ">", 5)]``,
+    lists of such lists for OR); see :mod:`parquet_codec.predicate`. The
+    other options are :class:`ParquetFile`'s. ``use_threads`` is accepted
+    for pyarrow's sake: this reader decodes on the calling thread."""
+    with ParquetFile(source, **options) as pf:
+        columns = pf._with_index(columns, use_pandas_metadata)
         table = pf.read(columns, filters)
     return table if columns is None else table.select(list(columns))
 

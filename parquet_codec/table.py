@@ -24,6 +24,8 @@ from parquet_codec.arrow_origin import (
     restored_field,
     restored_type,
 )
+from parquet_codec.arrow_read import DEFAULT as DEFAULT_READ
+from parquet_codec.arrow_read import ArrowReadOptions, read_type
 from parquet_codec.arrow_schema import ArrowField
 from parquet_codec.errors import ParquetError, SchemaError, UnsupportedError
 from parquet_codec.format.ttypes import SchemaElement
@@ -47,10 +49,12 @@ class Column:
     """One top-level column: its field (shape and types), its data, and the
     Arrow field it was written from when the file stored one (arrow_origin.py)."""
 
-    def __init__(self, field: Field, array: Array, origin: ArrowField | None = None) -> None:
+    def __init__(self, field: Field, array: Array, origin: ArrowField | None = None,
+                 options: ArrowReadOptions = DEFAULT_READ) -> None:
         self.field = field
         self.array = array
         self.origin = origin
+        self.options = options
 
     @property
     def name(self) -> str:
@@ -65,7 +69,7 @@ class Column:
 
     def to_pylist(self) -> list:
         try:
-            return array_to_pylist(self.field, self.array, self.origin)
+            return array_to_pylist(self.field, self.array, self.origin, self.options.int96_unit)
         except ParquetError as exc:
             exc.add_context(column=self.name)
             raise
@@ -76,49 +80,55 @@ class Column:
     def _to_arrow(self, origin: Any) -> Any:
         """The pyarrow array and field; ``origin``: the stored field as a pyarrow field."""
         try:
-            array = array_to_arrow(self.field, self.array)
+            array = array_to_arrow(self.field, self.array, self.options.int96_unit)
         except ParquetError as exc:
             exc.add_context(column=self.name)
             raise
+        target = read_type(array.type, self.field, self.options)  # the reading options first, as pyarrow
         if origin is not None:
-            array = restore_array(array, restored_type(array.type, origin.type))
-        return array
+            target = restored_type(target, origin.type)
+        return restore_array(array, target)
 
     def __repr__(self) -> str:
         return f"<Column {self.name!r}: {self.field.type_string()}, {len(self)} rows>"
 
 
-def array_to_pylist(field: Field, array: Array, origin: ArrowField | None = None) -> list:
+def array_to_pylist(field: Field, array: Array, origin: ArrowField | None = None, int96_unit: str | None = None
+                    ) -> list:
     """Python values of ``array`` (shaped as ``field``), as pyarrow's to_pylist gives
-    them; ``origin``: the Arrow field stored for it (its durations and time zones)."""
+    them; ``origin``: the Arrow field stored for it (its durations and time zones);
+    ``int96_unit``: the unit INT96 timestamps are coerced to (arrow_read.py)."""
     if field.kind == PRIMITIVE:
-        return leaf_to_pylist(array, _info(field), origin)
+        return leaf_to_pylist(array, _info(field), origin, int96_unit)
     valid = array.is_valid().tolist()
     origins = child_origins(field, origin)
     if field.kind == STRUCT:
         names = [child.name for child in field.children]
-        columns = [array_to_pylist(child, array.children[child.name], o)
+        columns = [array_to_pylist(child, array.children[child.name], o, int96_unit)
                    for child, o in zip(field.children, origins, strict=True)]
         return [dict(zip(names, values, strict=True)) if ok else None
                 for ok, *values in zip(valid, *columns, strict=True)]
     offsets = array.offsets.tolist()
     if field.kind == LIST:
-        items = array_to_pylist(field.element, array.values, origins[0])
+        items = array_to_pylist(field.element, array.values, origins[0], int96_unit)
         return [items[offsets[i] : offsets[i + 1]] if valid[i] else None for i in range(len(array))]
-    keys = array_to_pylist(field.key, array.keys, origins[0])
+    keys = array_to_pylist(field.key, array.keys, origins[0], int96_unit)
     if array.items is None:  # a map without values reads as a list of its keys
         return [keys[offsets[i] : offsets[i + 1]] if valid[i] else None for i in range(len(array))]
-    items = array_to_pylist(field.value, array.items, origins[1])
+    items = array_to_pylist(field.value, array.items, origins[1], int96_unit)
     pairs = list(zip(keys, items, strict=True))
     return [pairs[offsets[i] : offsets[i + 1]] if valid[i] else None for i in range(len(array))]
 
 
-def array_to_arrow(field: Field, array: Array) -> Any:
-    """``array`` as a pyarrow Array of the type pyarrow.parquet reads the field as."""
+def array_to_arrow(field: Field, array: Array, int96_unit: str | None = None) -> Any:
+    """``array`` as a pyarrow Array of the type pyarrow.parquet reads the field as
+    (INT96 timestamps in ``int96_unit`` when given)."""
     from parquet_codec.arrow_adapter import ArrowChild, leaf_to_arrow, nested_to_arrow
 
     if field.kind == PRIMITIVE:
         info = _info(field)
+        if info.kind == "int96" and int96_unit is not None:
+            return leaf_to_arrow(array, info, int96_unit=int96_unit)
         if info.kind == "int96":
             # pyarrow's timestamp[ns], unless a value lies beyond 64-bit nanoseconds
             # (Spark writes such values): then exact microseconds, never wrapped.
@@ -132,7 +142,7 @@ def array_to_arrow(field: Field, array: Array) -> Any:
 
     def convert(child: Array, role: str) -> ArrowChild:
         sub = children[role]
-        return ArrowChild(array_to_arrow(sub, child), sub.nullable, sub.name if field.kind == STRUCT else None,
+        return ArrowChild(array_to_arrow(sub, child, int96_unit), sub.nullable, sub.name if field.kind == STRUCT else None,
                           sub.node.field_id)
 
     return nested_to_arrow(array, convert)
@@ -142,9 +152,11 @@ class Table:
     """Columns of equal length, one per top-level field of ``schema``."""
 
     def __init__(self, schema: Schema, arrays: dict[str, Array], num_rows: int | None = None, *,
-                 metadata: Mapping[str, str] | None = None, origin: Mapping[str, ArrowField] | None = None) -> None:
+                 metadata: Mapping[str, str] | None = None, origin: Mapping[str, ArrowField] | None = None,
+                 read_options: ArrowReadOptions = DEFAULT_READ) -> None:
         """``metadata``: the table's key-value metadata (pyarrow's schema metadata);
-        ``origin``: per column name, the Arrow field it was written from (arrow_origin.py)."""
+        ``origin``: per column name, the Arrow field it was written from (arrow_origin.py);
+        ``read_options``: pyarrow's reading options that shape its Arrow types (arrow_read.py)."""
         fields = schema.fields
         if [f.name for f in fields] != list(arrays):
             raise SchemaError(f"columns {list(arrays)} do not match the schema's fields {[f.name for f in fields]}")
@@ -155,9 +167,10 @@ class Table:
             raise SchemaError(f"columns have {sorted(lengths)} rows, expected {num_rows}")
         self.schema = schema
         origin = origin or {}
-        self._columns = [Column(f, arrays[f.name], origin.get(f.name)) for f in fields]
+        self._columns = [Column(f, arrays[f.name], origin.get(f.name), read_options) for f in fields]
         self.num_rows = num_rows
         self.metadata: dict[str, str] = dict(metadata or {})
+        self.read_options = read_options
 
     @property
     def origin(self) -> dict[str, ArrowField]:
@@ -166,7 +179,8 @@ class Table:
 
     def _like(self, schema: Schema, arrays: dict[str, Array], num_rows: int) -> Table:
         """A table of ``arrays`` with this one's metadata and columns' origins."""
-        return Table(schema, arrays, num_rows, metadata=self.metadata, origin=self.origin)
+        return Table(schema, arrays, num_rows, metadata=self.metadata, origin=self.origin,
+                     read_options=self.read_options)
 
     @property
     def column_names(self) -> list[str]:
@@ -246,7 +260,8 @@ class Table:
         elements[0] = _copy_element(elements[0], num_children=len(picked))
         arrays = {name: array for name, (_, array, _) in picked.items()}
         origin = {name: self.origin[name] for name in names if name in self.origin}  # not a struct's field
-        return Table(Schema.from_elements(elements), arrays, self.num_rows, metadata=self.metadata, origin=origin)
+        return Table(Schema.from_elements(elements), arrays, self.num_rows, metadata=self.metadata, origin=origin,
+                     read_options=self.read_options)
 
     def _resolve(self, name: str) -> tuple[SchemaNode, Array, bool]:
         if name in self.column_names:

@@ -105,14 +105,14 @@ def int96_micros(values: np.ndarray, validity: np.ndarray | None = None) -> tupl
 
 def int96_to_int64(values: np.ndarray, unit: str = "ns", validity: np.ndarray | None = None) -> np.ndarray:
     """INT96 timestamps as int64 counts of ``unit`` since the epoch (see
-    :func:`int96_micros`; "ms" floors). A present value that overflows the
+    :func:`int96_micros`; "ms" and "s" floor). A present value that overflows the
     unit (years beyond 2262 in nanoseconds) raises :class:`UnsupportedError`
     naming its index instead of wrapping, as pyarrow does."""
     micros, sub = int96_micros(values, validity)
     if unit == "us":
         return micros
-    if unit == "ms":
-        return micros // 1000
+    if unit in ("ms", "s"):
+        return micros // (1000 if unit == "ms" else 1_000_000)
     total, fits = _checked_total(micros, sub, 1000)
     if not fits.all():
         i = _first(~fits)
@@ -242,9 +242,15 @@ def durations_to_py(values: np.ndarray, unit: str, validity: np.ndarray | None =
     return apply_nulls(micros.astype("timedelta64[us]").tolist(), validity)
 
 
-def int96_to_py(values: np.ndarray, validity: np.ndarray | None = None) -> list:
+def int96_to_py(values: np.ndarray, validity: np.ndarray | None = None, unit: str = "ns") -> list:
     """INT96 values as naive ``datetime`` (pyarrow reads them as timestamp[ns],
-    so a sub-microsecond value raises as for NANOS timestamps)."""
+    so a sub-microsecond value raises as for NANOS timestamps); with a coarser
+    ``unit`` ("us", "ms", "s"), truncated to it first as pyarrow's coercion does."""
+    if unit != "ns":
+        counts = int96_to_int64(values, unit, validity)
+        if unit == "s":
+            counts, unit = counts * 1000, "ms"
+        return timestamps_to_py(counts, unit, False, validity, what="INT96")
     micros, sub = int96_micros(values, validity)
     if sub.any():
         i = _first(sub != 0)

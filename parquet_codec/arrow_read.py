@@ -1,0 +1,128 @@
+"""pyarrow.parquet's reading options that choose the Arrow types of what is read.
+
+- ``coerce_int96_timestamp_unit``: INT96 timestamps in "s", "ms", "us" or "ns"
+  (truncated toward negative infinity; the Python values follow);
+- ``read_dictionary``: leaves (dotted Parquet paths: a flat column's name, or
+  e.g. "a.list.element") of strings or binaries read as dictionaries with
+  int32 indices;
+- ``binary_type``: strings and binaries as large or view types (the matching
+  string type for strings), ``list_type``: lists as large lists, and
+  ``arrow_extensions_enabled=False``: UUID as fixed_size_binary(16) and JSON
+  as string. pyarrow ignores these three when the file stores its Arrow
+  schema (arrow_origin.py), and so does this module.
+
+Only ``to_arrow`` types change, except the INT96 unit, which also truncates
+the values ``to_pylist`` gives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from parquet_codec.errors import UnsupportedError
+from parquet_codec.nested import LIST, MAP, PRIMITIVE, STRUCT, Field
+
+INT96_UNITS = ("s", "ms", "us", "ns")
+
+
+@dataclass(frozen=True)
+class ArrowReadOptions:
+    """The reading options of a table (see the module docstring); the defaults change nothing."""
+
+    int96_unit: str | None = None
+    read_dictionary: frozenset[str] = frozenset()
+    binary_type: Any = None
+    list_type: Any = None
+    extensions: bool = True
+
+    @classmethod
+    def of(cls, *, coerce_int96_timestamp_unit: str | None = None, read_dictionary: Iterable[str] | None = None,
+           binary_type: Any = None, list_type: Any = None, arrow_extensions_enabled: bool = True
+           ) -> ArrowReadOptions:
+        """The options from pyarrow's parameters, checked."""
+        unit = coerce_int96_timestamp_unit
+        if unit is not None and unit not in INT96_UNITS:
+            raise UnsupportedError(f"coerce_int96_timestamp_unit must be one of {INT96_UNITS}, not {unit!r}")
+        if isinstance(read_dictionary, str):
+            raise TypeError("read_dictionary must be a list of column names, not a string")
+        return cls(unit, frozenset(read_dictionary or ()), binary_type, list_type, bool(arrow_extensions_enabled))
+
+    def with_stored_schema(self) -> ArrowReadOptions:
+        """The options that still apply to a file that stores its Arrow schema."""
+        dictionary = self.read_dictionary if self._dictionaries_allowed() else frozenset()
+        return replace(self, read_dictionary=dictionary, binary_type=None, list_type=None, extensions=True)
+
+    def _dictionaries_allowed(self) -> bool:
+        """pyarrow reads no dictionaries when binaries are to be large or views."""
+        if self.binary_type is None:
+            return True
+        import pyarrow as pa
+
+        return pa.types.is_binary(self.binary_type)
+
+    @property
+    def shapes_types(self) -> bool:
+        return bool(self.read_dictionary) or self.binary_type is not None or self.list_type is not None \
+            or not self.extensions
+
+
+DEFAULT = ArrowReadOptions()
+
+
+def read_type(typ: Any, field: Field, options: ArrowReadOptions) -> Any:
+    """``typ`` (the pyarrow type ``field`` is read as) with ``options`` applied."""
+    import pyarrow as pa
+
+    if not options.shapes_types:
+        return typ
+    if field.kind == PRIMITIVE:
+        return _leaf_type(pa, typ, field, options)
+    if field.kind == STRUCT and pa.types.is_struct(typ):
+        return pa.struct([typ.field(i).with_type(read_type(typ.field(i).type, child, options))
+                          for i, child in enumerate(field.children)])
+    if field.kind == MAP and pa.types.is_map(typ):
+        key = typ.key_field.with_type(read_type(typ.key_type, field.children[0], options))
+        item = typ.item_field.with_type(read_type(typ.item_type, field.children[1], options))
+        return pa.map_(key, item, keys_sorted=typ.keys_sorted)
+    if field.kind in (LIST, MAP) and pa.types.is_list(typ):  # (a map without values reads as a list)
+        value = typ.value_field.with_type(read_type(typ.value_type, field.children[0], options))
+        large = options.list_type is not None and issubclass(options.list_type, pa.LargeListType)
+        return pa.large_list(value) if large else pa.list_(value)
+    return typ
+
+
+def _leaf_type(pa: Any, typ: Any, field: Field, options: ArrowReadOptions) -> Any:
+    json = isinstance(typ, pa.BaseExtensionType) and typ.extension_name == "arrow.json"
+    if not options.extensions and isinstance(typ, pa.BaseExtensionType) and typ.extension_name in (
+            "arrow.uuid", "arrow.json"):
+        typ, json = typ.storage_type, False
+    if options.binary_type is not None:
+        if json:
+            return pa.json_(_string_type(pa, options.binary_type))
+        if pa.types.is_string(typ):
+            typ = _string_type(pa, options.binary_type)
+        elif pa.types.is_binary(typ):
+            typ = options.binary_type
+    if field.node.dotted_path in options.read_dictionary and _is_binary_like(pa, typ) \
+            and options._dictionaries_allowed():
+        typ = pa.dictionary(pa.int32(), typ)
+    return typ
+
+
+def _string_type(pa: Any, binary_type: Any) -> Any:
+    if pa.types.is_large_binary(binary_type):
+        return pa.large_string()
+    if pa.types.is_binary_view(binary_type):
+        return pa.string_view()
+    return pa.string()
+
+
+def _is_binary_like(pa: Any, typ: Any) -> bool:
+    t = pa.types
+    return t.is_string(typ) or t.is_binary(typ) or t.is_large_string(typ) or t.is_large_binary(typ) \
+        or t.is_string_view(typ) or t.is_binary_view(typ)
+
+
+__all__ = ["DEFAULT", "INT96_UNITS", "ArrowReadOptions", "read_type"]

@@ -1,0 +1,145 @@
+"""pyarrow.parquet's reading options, compared with pyarrow reading the same file."""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+
+import pytest
+
+import parquet_codec as pc
+
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+
+
+def _file(table: object, **options: object) -> bytes:
+    out = io.BytesIO()
+    pq.write_table(table, out, **options)
+    return out.getvalue()
+
+
+TABLE = pa.table({
+    "s": ["a", None, "b"], "b": [b"x", b"y", None], "i": [1, 2, 3],
+    "l": [["a"], None, ["b", None]], "st": [{"q": "a"}, None, {"q": None}],
+    "m": pa.array([[("k", "v")], None, []], pa.map_(pa.string(), pa.string())),
+    "j": pa.array(["{}", None, "[1]"], pa.json_()),
+    "u": pa.array([b"0123456789abcdef", None, b"fedcba9876543210"], pa.uuid()),
+})
+
+OPTIONS = [
+    {"read_dictionary": ["s", "b"]},
+    {"read_dictionary": ["l.list.element", "st.q", "m.key_value.value"]},
+    {"read_dictionary": ["l", "st", "i"]},  # groups and non-binary columns: no dictionary
+    {"binary_type": pa.large_binary()},
+    {"binary_type": pa.binary_view()},
+    {"list_type": pa.LargeListType},
+    {"arrow_extensions_enabled": False},
+    {"binary_type": pa.large_binary(), "list_type": pa.LargeListType, "read_dictionary": ["l.list.element"]},
+    {"binary_type": pa.binary(), "list_type": pa.ListType, "read_dictionary": ["s", "l.list.element"]},
+    {"read_dictionary": ["s"], "arrow_extensions_enabled": False},
+    {"binary_type": pa.large_binary(), "arrow_extensions_enabled": False},
+    {"list_type": pa.LargeListType, "read_dictionary": ["l.list.element"]},
+]
+
+
+@pytest.mark.parametrize("store_schema", [True, False], ids=["stored-schema", "no-stored-schema"])
+@pytest.mark.parametrize("options", OPTIONS, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()))
+def test_types_as_pyarrow_chooses_them(options: dict, store_schema: bool) -> None:
+    raw = _file(TABLE, store_schema=store_schema)
+    expected = pq.read_table(io.BytesIO(raw), **options)
+    ours = pc.read_table(io.BytesIO(raw), **options)
+    assert ours.to_arrow().schema.types == expected.schema.types
+    assert ours.to_arrow().to_pylist() == expected.to_pylist()
+    assert ours.to_pylist() == pq.read_table(io.BytesIO(raw)).to_pylist()  # Python values do not change
+    pf = pc.ParquetFile(io.BytesIO(raw), **options)
+    leaves = {leaf.dotted_path for leaf in pf.schema.leaves}
+    if set(options.get("read_dictionary", ())) <= leaves:  # (pyarrow's ParquetFile raises KeyError for others)
+        assert pf.schema_arrow.types == pq.ParquetFile(io.BytesIO(raw), **options).schema_arrow.types
+
+
+INT96 = pa.table({"t": pa.array([-1_500_000_001, None, 1_700_000_000_123_456_789, 999], pa.timestamp("ns"))})
+
+
+@pytest.mark.parametrize("unit", ["s", "ms", "us", "ns"])
+def test_int96_timestamps_in_the_unit_asked(unit: str) -> None:
+    raw = _file(INT96, use_deprecated_int96_timestamps=True)
+    expected = pq.read_table(io.BytesIO(raw), coerce_int96_timestamp_unit=unit)
+    ours = pc.read_table(io.BytesIO(raw), coerce_int96_timestamp_unit=unit)
+    assert ours.to_arrow().equals(expected)
+    if unit == "ns":  # sub-microsecond values: datetime cannot hold them
+        with pytest.raises(pc.UnsupportedError):
+            ours.to_pylist()
+    else:
+        assert ours.to_pylist() == expected.to_pylist()
+
+
+def test_int96_beyond_nanoseconds_in_microseconds() -> None:
+    from parquet_codec.temporal import int64_to_int96
+
+    far = int64_to_int96(pa.array([253402225200000000]).to_numpy(), "us")
+    raw = io.BytesIO()
+    schema = pc.Schema.from_fields([pc.schema.primitive("t", "INT96")])
+    pc.write_table(pc.Table(schema, {"t": pc.arrays.PrimitiveArray.of(far)}), raw)
+    table = pc.read_table(io.BytesIO(raw.getvalue()), coerce_int96_timestamp_unit="us")
+    assert table.to_pylist() == [{"t": dt.datetime(9999, 12, 31, 3)}]
+    assert table.to_arrow().column("t").type == pa.timestamp("us")
+
+
+def test_unknown_int96_unit() -> None:
+    with pytest.raises(pc.UnsupportedError, match="coerce_int96_timestamp_unit"):
+        pc.read_table(io.BytesIO(_file(INT96)), coerce_int96_timestamp_unit="minutes")
+
+
+def test_batches_and_row_groups_keep_the_options() -> None:
+    raw = _file(TABLE, row_group_size=2, store_schema=False)
+    options = {"read_dictionary": ["s"], "binary_type": pa.large_binary()}
+    expected = pq.ParquetFile(io.BytesIO(raw), **options)
+    ours = pc.ParquetFile(io.BytesIO(raw), **options)
+    assert ours.read_row_group(1).to_arrow().schema.types == expected.read_row_group(1).schema.types
+    batch = next(ours.iter_batches(batch_size=3, columns=["s", "b"]))
+    assert batch.to_arrow().schema.types == next(expected.iter_batches(batch_size=3, columns=["s", "b"])).schema.types
+
+
+def test_pandas_index_columns_come_with_the_columns_asked() -> None:
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"x": [1, 2], "y": [3, 4]}, index=pd.Index(["a", "b"], name="key"))
+    raw = _file(pa.Table.from_pandas(frame))
+    expected = pq.read_table(io.BytesIO(raw), columns=["y"], use_pandas_metadata=True)
+    ours = pc.read_table(io.BytesIO(raw), columns=["y"], use_pandas_metadata=True, use_threads=False)
+    assert ours.column_names == expected.column_names == ["y", "key"]
+    pd.testing.assert_frame_equal(ours.to_pandas(), expected.to_pandas())
+    assert pc.ParquetFile(io.BytesIO(raw)).read(columns=["y"], use_pandas_metadata=True).column_names == \
+        pq.ParquetFile(io.BytesIO(raw)).read(columns=["y"], use_pandas_metadata=True).column_names
+    assert pc.read_table(io.BytesIO(raw), columns=["y"]).column_names == ["y"]
+
+
+def test_a_filesystem_opens_the_path(tmp_path) -> None:
+    fs = pytest.importorskip("pyarrow.fs")
+    path = tmp_path / "t.parquet"
+    path.write_bytes(_file(TABLE))
+    read = pc.read_table(str(path), filesystem=fs.LocalFileSystem())
+    assert read.to_pylist() == pq.read_table(path).to_pylist()
+
+    class FsspecLike:  # open(path, mode) only, as fsspec filesystems
+        opened: list[str] = []
+
+        def open(self, name: str, mode: str) -> object:
+            self.opened.append(name)
+            return open(name, mode)  # noqa: SIM115 - the reader closes it
+
+    fsspec = FsspecLike()
+    assert pc.read_table(str(path), filesystem=fsspec).to_pylist() == read.to_pylist()
+    assert fsspec.opened == [str(path)]
+
+
+def test_pyarrow_names_for_checksums_and_io_hints() -> None:
+    raw = bytearray(_file(pa.table({"x": list(range(100))}), write_page_checksum=True, use_dictionary=False,
+                          compression="none"))
+    chunk = pc.ParquetFile(bytes(raw)).metadata.row_group(0).columns[0].meta_data
+    raw[chunk.data_page_offset + chunk.total_compressed_size - 1] ^= 0xFF  # the page's last value
+    with pytest.raises(pc.ChecksumError):
+        pc.read_table(bytes(raw), page_checksum_verification=True)
+    read = pc.read_table(bytes(raw), page_checksum_verification=False, memory_map=True, buffer_size=4096,
+                         pre_buffer=False, use_threads=True)  # no check; the I/O hints are accepted
+    assert read.num_rows == 100
