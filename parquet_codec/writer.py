@@ -42,11 +42,10 @@ committed.
 
 from __future__ import annotations
 
-import contextlib
+import dataclasses
 import os
 import struct
-import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, BinaryIO
 
 from parquet_codec._version import __version__
@@ -64,9 +63,9 @@ from parquet_codec.format.ttypes import (
     TypeDefinedOrder,
 )
 from parquet_codec.levels import shred
-from parquet_codec.list_names import arrow_element_names, arrow_list_names
 from parquet_codec.metadata import MAGIC
 from parquet_codec.schema import Schema, SchemaNode
+from parquet_codec.sink import open_sink
 from parquet_codec.spark import ROW_METADATA_KEY, row_metadata
 from parquet_codec.stored_types import StoredTypes
 from parquet_codec.table import Table
@@ -74,99 +73,13 @@ from parquet_codec.thrift_io import serialize
 from parquet_codec.types import LogicalInfo, logical_info
 from parquet_codec.writer_indexes import TrailingModules, bloom_filter_bytes, bloom_specs, page_index_bytes
 from parquet_codec.writer_options import SortKey, WriterOptions
+from parquet_codec.written_names import arrow_element_names, arrow_list_names, spark_field_names
 
 #: Rows per row group when none is given (pyarrow's default).
 DEFAULT_ROW_GROUP_SIZE = 1024 * 1024
 #: Estimated in-memory bytes per row group when none is given (parquet-java's block size).
 DEFAULT_MAX_ROW_GROUP_BYTES = 128 * 1024 * 1024
 CREATED_BY = f"parquet-codec version {__version__}"
-
-
-def _published_mode(path: str) -> int:
-    try:
-        return os.stat(path).st_mode & 0o7777
-    except FileNotFoundError:
-        return 0o666 & ~_umask()
-
-
-def _umask() -> int:
-    """The process umask, read without changing it where the system tells it
-    (changing it, even for an instant, affects files other threads create)."""
-    try:
-        with open("/proc/self/status") as status:
-            for line in status:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError):
-        pass
-    mask = os.umask(0o077)  # the restrictive side while it is briefly changed
-    os.umask(mask)
-    return mask
-
-
-class _Sink:
-    """Sequential output with a position counter: a temporary file renamed on
-    commit, or a caller's file object."""
-
-    def __init__(self, where: str | os.PathLike | BinaryIO) -> None:
-        self.position = 0
-        if isinstance(where, (str, os.PathLike)):
-            self.target: str | None = os.path.abspath(os.fspath(where))
-            folder, name = os.path.split(self.target)
-            fd, self.temp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
-            # mkstemp creates the file private (0600); the published file gets the
-            # mode a plain open() would give it: the replaced file's, or 0666 less the umask.
-            os.fchmod(fd, _published_mode(self.target))
-            self.handle: BinaryIO = os.fdopen(fd, "wb")
-        elif hasattr(where, "write"):
-            self.target, self.temp, self.handle = None, None, where
-        else:
-            raise TypeError(f"cannot write Parquet to {type(where).__name__}")
-
-    def write(self, data: bytes) -> None:
-        self.handle.write(data)
-        self.position += len(data)
-
-    def commit(self, before_publish: Callable[[], None] | None = None) -> None:
-        """Make the bytes durable, run ``before_publish`` (companion files), then publish."""
-        if self.temp is None:
-            if hasattr(self.handle, "flush"):
-                self.handle.flush()
-            if before_publish is not None:
-                before_publish()
-            return
-        self.handle.flush()
-        os.fsync(self.handle.fileno())
-        self.handle.close()
-        if before_publish is not None:
-            before_publish()
-        os.replace(self.temp, self.target)
-        self.temp = None
-        _fsync_folder(os.path.dirname(self.target))
-
-    def abort(self) -> None:
-        if self.temp is None:
-            return
-        try:
-            self.handle.close()
-        finally:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(self.temp)
-            self.temp = None
-
-
-def _fsync_folder(folder: str) -> None:
-    """Make the rename durable; not every platform can open a folder."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 class ParquetWriter:
@@ -181,10 +94,12 @@ class ParquetWriter:
                  element_names: Mapping[tuple[str, ...], str] | None = None, **options: Any) -> None:
         """``schema``: a :class:`Schema`, or a pyarrow schema (typed as pyarrow.parquet writes
         it, and stored as ARROW:schema). ``element_names``: the Arrow names of the list elements
-        (list_names.arrow_element_names), which ``use_compliant_nested_type=False`` writes as
+        (written_names.arrow_element_names), which ``use_compliant_nested_type=False`` writes as
         pyarrow does (default ``item``)."""
         if "encryption_properties" in options:  # pyarrow's name for ``encryption``
             options.setdefault("encryption", options.pop("encryption_properties"))
+        if options.get("flavor") == "spark" and options.get("use_deprecated_int96_timestamps") is None:
+            options["use_deprecated_int96_timestamps"] = True  # as pyarrow's Spark flavor
         arrow_template = None
         if not isinstance(schema, Schema) and type(schema).__module__.startswith("pyarrow"):
             from parquet_codec.convert import to_table
@@ -202,6 +117,8 @@ class ParquetWriter:
         # self.schema; the chunks' paths, the options' column names and the footer use these names.
         self._file_schema = schema = schema if self.options.use_compliant_nested_type \
             else arrow_list_names(schema, element_names)
+        if self.options.flavor == "spark":
+            self._file_schema = schema = spark_field_names(schema)
         self._columns = [self.options.column(leaf) for leaf in schema.leaves]
         self._infos: list[LogicalInfo] = [logical_info(leaf.element) for leaf in schema.leaves]
         self._sorting = _sorting_columns(self.options.sorting_columns, schema)
@@ -219,7 +136,7 @@ class ParquetWriter:
         self._origins: list[ArrowField] | None = None
         if arrow_template is not None:
             self._remember_arrow(arrow_template)
-        self._sink = _Sink(where)
+        self._sink = open_sink(where, self.options.filesystem)
         try:
             self._sink.write(MAGIC if self._encryptor is None else self._encryptor.magic)
         except BaseException:
@@ -340,7 +257,9 @@ class ParquetWriter:
     def _footer(self) -> bytes:
         kv: dict[str, str | None] = {}
         if self.options.store_schema and self._origins is not None:
-            kv[ARROW_SCHEMA_KEY] = schema_to_metadata(stored_schema(self._origins, self._table_metadata or {}))
+            origins = [dataclasses.replace(o, name=f.name) for o, f in zip(self._origins, self._file_schema.fields,
+                                                                             strict=True)]
+            kv[ARROW_SCHEMA_KEY] = schema_to_metadata(stored_schema(origins, self._table_metadata or {}))
         kv.update(self._table_metadata or {})
         kv.update(self.options.key_value_metadata or {})
         if self._spark_row_metadata is not None:

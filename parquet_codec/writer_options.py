@@ -108,7 +108,7 @@ class WriterOptions:
     max_rows_per_page: int | None = None
     #: BYTE_STREAM_SPLIT for columns written without a dictionary: True for every column, or a list.
     use_byte_stream_split: Any = False
-    #: False names list elements after the Arrow value field ("item"), as pyarrow does (list_names.py).
+    #: False names list elements after the Arrow value field ("item"), as pyarrow does (written_names.py).
     use_compliant_nested_type: bool = True
     dictionary_pagesize_limit: int | None = None
     write_statistics: Any = True
@@ -142,6 +142,20 @@ class WriterOptions:
     store_decimal_as_integer: bool = False
     #: TIME columns annotated isAdjustedToUTC=true.
     write_time_adjusted_to_utc: bool = False
+    #: "spark": Spark-safe top-level names and INT96 timestamps unless said otherwise (written_names.py).
+    flavor: str | None = None
+    #: Where a path is written: a pyarrow or fsspec filesystem (sink.py).
+    filesystem: Any = None
+    #: pyarrow's batch size for its column writers; pages here are cut by size, so it has no use.
+    write_batch_size: int | None = None
+    #: pyarrow's content-defined page chunking; not implemented (a true value raises).
+    use_content_defined_chunking: Any = False
+
+    def __post_init__(self) -> None:
+        if self.flavor is not None and self.flavor != "spark":
+            raise UnsupportedError(f"unknown flavor {self.flavor!r}; the only flavor is 'spark'")
+        if self.use_content_defined_chunking:
+            raise UnsupportedError("use_content_defined_chunking is not supported by this writer")
 
     def column(self, leaf: SchemaNode) -> ColumnOptions:
         """The options of one leaf column."""

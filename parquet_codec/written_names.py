@@ -1,16 +1,23 @@
-"""List element names as pyarrow writes them with ``use_compliant_nested_type=False``.
+"""Field names as pyarrow's writer options change them in the file.
 
-LogicalTypes.md ("Lists") names the element of a 3-level list ``element``.
-pyarrow's non-compliant mode keeps the 3-level structure and the middle
-``repeated group list`` but names the element after the Arrow list's value
-field (``item`` unless the Arrow type names it otherwise). Maps keep their
-``key_value`` / ``key`` / ``value`` names; lists inside maps and structs
-are renamed like any other list.
+- ``use_compliant_nested_type=False``: LogicalTypes.md ("Lists") names the
+  element of a 3-level list ``element``. pyarrow's non-compliant mode keeps
+  the 3-level structure and the middle ``repeated group list`` but names the
+  element after the Arrow list's value field (``item`` unless the Arrow type
+  names it otherwise). Maps keep their ``key_value`` / ``key`` / ``value``
+  names; lists inside maps and structs are renamed like any other list.
+- ``flavor="spark"``: top-level fields whose names hold a character Spark
+  rejects in a column name (space, ``,;{}()=``, newline, tab) are renamed
+  with ``_`` in its place, as pyarrow sanitizes them.
+
+Tables keep their own names; only the file's schema (and what is keyed by
+its paths) uses these.
 """
 
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -51,6 +58,22 @@ def arrow_list_names(schema: Schema, names: Mapping[Path, str] | None = None) ->
     return Schema.from_elements(elements) if changed else schema
 
 
+_SPARK_DISALLOWED = re.compile(r"[ ,;{}()\n\t=]")
+
+
+def spark_field_names(schema: Schema) -> Schema:
+    """``schema`` with the top-level names Spark rejects made safe."""
+    elements = list(schema.to_elements())
+    changed = False
+    for node in schema.root.children:
+        safe = _SPARK_DISALLOWED.sub("_", node.name)
+        if safe != node.name:
+            element = elements[node.index] = copy.copy(node.element)
+            element.name = safe
+            changed = True
+    return Schema.from_elements(elements) if changed else schema
+
+
 def arrow_element_names(table: Any) -> dict[Path, str]:
     """The Arrow value-field names of a pyarrow Table's lists, keyed by the
     compliant path of the element they name (``("a", "list", "element")``);
@@ -81,4 +104,4 @@ def arrow_element_names(table: Any) -> dict[Path, str]:
     return out
 
 
-__all__ = ["ARROW_ITEM_NAME", "arrow_element_names", "arrow_list_names"]
+__all__ = ["ARROW_ITEM_NAME", "arrow_element_names", "arrow_list_names", "spark_field_names"]

@@ -1,0 +1,148 @@
+"""Where a writer's bytes go: a file published only when complete.
+
+A path is written to a temporary file beside it and renamed into place on
+commit (after an fsync), so a reader never sees a half-written file and a
+failed write leaves the old file untouched; the new file gets the mode a
+plain ``open`` would give it. With a filesystem (pyarrow's ``FileSystem`` or
+an fsspec-style one) the same is done through its calls: write a temporary
+path, then move it into place. A caller's file object is written as given.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import posixpath
+import tempfile
+import uuid
+from collections.abc import Callable
+from typing import Any, BinaryIO
+
+
+def _published_mode(path: str) -> int:
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except FileNotFoundError:
+        return 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    """The process umask, read without changing it where the system tells it
+    (changing it, even for an instant, affects files other threads create)."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o077)  # the restrictive side while it is briefly changed
+    os.umask(mask)
+    return mask
+
+
+class Sink:
+    """Sequential output with a position counter: a temporary file renamed on
+    commit, or a caller's file object."""
+
+    def __init__(self, where: str | os.PathLike | BinaryIO) -> None:
+        self.position = 0
+        if isinstance(where, (str, os.PathLike)):
+            self.target: str | None = os.path.abspath(os.fspath(where))
+            folder, name = os.path.split(self.target)
+            fd, self.temp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+            # mkstemp creates the file private (0600); the published file gets the
+            # mode a plain open() would give it: the replaced file's, or 0666 less the umask.
+            os.fchmod(fd, _published_mode(self.target))
+            self.handle: BinaryIO = os.fdopen(fd, "wb")
+        elif hasattr(where, "write"):
+            self.target, self.temp, self.handle = None, None, where
+        else:
+            raise TypeError(f"cannot write Parquet to {type(where).__name__}")
+
+    def write(self, data: bytes) -> None:
+        self.handle.write(data)
+        self.position += len(data)
+
+    def commit(self, before_publish: Callable[[], None] | None = None) -> None:
+        """Make the bytes durable, run ``before_publish`` (companion files), then publish."""
+        if self.temp is None:
+            if hasattr(self.handle, "flush"):
+                self.handle.flush()
+            if before_publish is not None:
+                before_publish()
+            return
+        self.handle.flush()
+        os.fsync(self.handle.fileno())
+        self.handle.close()
+        if before_publish is not None:
+            before_publish()
+        os.replace(self.temp, self.target)
+        self.temp = None
+        _fsync_folder(os.path.dirname(self.target))
+
+    def abort(self) -> None:
+        if self.temp is None:
+            return
+        try:
+            self.handle.close()
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.temp)
+            self.temp = None
+
+
+def _fsync_folder(folder: str) -> None:
+    """Make the rename durable; not every platform can open a folder."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+class FilesystemSink(Sink):
+    """A path written through a filesystem: a temporary path moved into place on commit."""
+
+    def __init__(self, where: str, filesystem: Any) -> None:
+        self.position = 0
+        self.filesystem = filesystem
+        self.target = os.fspath(where)
+        folder, name = posixpath.split(self.target)
+        self.temp = posixpath.join(folder, f".{name}.{uuid.uuid4().hex}.tmp")
+        opener = getattr(filesystem, "open_output_stream", None)  # pyarrow; else fsspec's open
+        self.handle = opener(self.temp) if opener is not None else filesystem.open(self.temp, "wb")
+
+    def commit(self, before_publish: Callable[[], None] | None = None) -> None:
+        self.handle.close()
+        if before_publish is not None:
+            before_publish()
+        move = getattr(self.filesystem, "move", None) or self.filesystem.mv
+        move(self.temp, self.target)
+        self.temp = None
+
+    def abort(self) -> None:
+        if self.temp is None:
+            return
+        try:
+            self.handle.close()
+        finally:
+            delete = getattr(self.filesystem, "delete_file", None) or self.filesystem.rm
+            with contextlib.suppress(OSError):
+                delete(self.temp)
+            self.temp = None
+
+
+def open_sink(where: str | os.PathLike | BinaryIO, filesystem: Any = None) -> Sink:
+    """The sink for ``where``: a path (through ``filesystem`` when given) or a file object."""
+    if filesystem is not None and isinstance(where, (str, os.PathLike)):
+        return FilesystemSink(os.fspath(where), filesystem)
+    return Sink(where)
+
+
+__all__ = ["FilesystemSink", "Sink", "open_sink"]

@@ -1,0 +1,82 @@
+"""Output sinks: files published whole, through the OS or a filesystem's calls."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+import parquet_codec as pc
+from parquet_codec.sink import FilesystemSink, Sink, open_sink
+
+
+def _leftovers(folder) -> list[str]:
+    return sorted(name for name in os.listdir(folder) if name.endswith(".tmp"))
+
+
+def test_a_path_appears_only_on_commit(tmp_path) -> None:
+    path = tmp_path / "out.parquet"
+    sink = open_sink(path)
+    assert isinstance(sink, Sink) and not isinstance(sink, FilesystemSink)
+    sink.write(b"abc")
+    assert not path.exists() and len(_leftovers(tmp_path)) == 1
+    sink.commit()
+    assert path.read_bytes() == b"abc" and sink.position == 3 and not _leftovers(tmp_path)
+
+
+def test_an_aborted_path_keeps_the_old_file(tmp_path) -> None:
+    path = tmp_path / "out.parquet"
+    path.write_bytes(b"old")
+    sink = open_sink(path)
+    sink.write(b"new")
+    sink.abort()
+    assert path.read_bytes() == b"old" and not _leftovers(tmp_path)
+
+
+class FsspecLike:
+    """The calls an fsspec filesystem offers: open, mv, rm (on the local disk)."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def open(self, path: str, mode: str) -> object:
+        self.calls.append("open")
+        return open(path, mode)  # noqa: SIM115 - the sink closes it
+
+    def mv(self, source: str, target: str) -> None:
+        self.calls.append("mv")
+        os.replace(source, target)
+
+    def rm(self, path: str) -> None:
+        self.calls.append("rm")
+        os.unlink(path)
+
+
+def _filesystems() -> list[object]:
+    found: list[object] = [FsspecLike()]
+    try:
+        from pyarrow.fs import LocalFileSystem
+    except ImportError:
+        return found
+    return [*found, LocalFileSystem()]
+
+
+@pytest.mark.parametrize("filesystem", _filesystems(), ids=lambda fs: type(fs).__name__)
+def test_a_filesystem_publishes_on_commit(tmp_path, filesystem) -> None:
+    path = str(tmp_path / "out.parquet")
+    pc.write_table({"x": [1, 2, 3]}, path, filesystem=filesystem)
+    assert pc.read_table(path).to_pydict() == {"x": [1, 2, 3]}
+    assert pc.read_table(path, filesystem=filesystem).to_pydict() == {"x": [1, 2, 3]}
+    assert not _leftovers(tmp_path)
+    if isinstance(filesystem, FsspecLike):
+        assert filesystem.calls == ["open", "mv", "open"]
+
+
+@pytest.mark.parametrize("filesystem", _filesystems(), ids=lambda fs: type(fs).__name__)
+def test_a_failed_write_through_a_filesystem_leaves_nothing(tmp_path, filesystem) -> None:
+    path = tmp_path / "out.parquet"
+    path.write_bytes(b"old")
+    schema = pc.Table.from_pydict({"x": [1]}).schema
+    with pytest.raises(pc.SchemaError), pc.ParquetWriter(str(path), schema, filesystem=filesystem) as writer:
+        writer.write_table({"y": ["not the schema"]})
+    assert path.read_bytes() == b"old" and not _leftovers(tmp_path)
