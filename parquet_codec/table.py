@@ -234,7 +234,7 @@ class Table:
             field = pa.field(column.name, array.type, nullable=column.field.nullable)
             fields.append(field if origin is None else restored_field(field, origin).with_type(array.type))
             arrays.append(array)
-        return pa.Table.from_arrays(arrays, schema=pa.schema(fields, metadata=self.metadata or None))
+        return pa.Table.from_arrays(arrays, schema=pa.schema(fields, metadata=_metadata_bytes(self.metadata)))
 
     def to_pandas(self, **kwargs: Any) -> Any:
         """A pandas DataFrame (through pyarrow, as pyarrow.parquet converts)."""
@@ -330,6 +330,15 @@ class Table:
     def __repr__(self) -> str:
         cols = ", ".join(f"{c.name}: {c.field.type_string()}" for c in self._columns)
         return f"<Table {self.num_rows} rows: {cols}>"
+
+
+def _metadata_bytes(metadata: Mapping[str, str]) -> dict[bytes, bytes] | None:
+    """Key-value metadata as pyarrow holds it: the stored bytes (text that was not
+    UTF-8 was decoded with surrogate escapes, and goes back to its bytes)."""
+    def raw(text: str) -> bytes:
+        return text.encode("utf-8", "surrogateescape")
+
+    return {raw(k): raw(v) for k, v in metadata.items()} or None
 
 
 def _with_validity(array: Array, validity: np.ndarray) -> Array:

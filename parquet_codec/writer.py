@@ -267,7 +267,7 @@ class ParquetWriter:
         meta = FileMetaData(
             version=self._stored_types.format_version, schema=self._file_schema.to_elements(), num_rows=self._num_rows,
             row_groups=self._row_groups, created_by=CREATED_BY,
-            key_value_metadata=[KeyValue(key=str(k), value=None if v is None else str(v)) for k, v in kv.items()]
+            key_value_metadata=[KeyValue(key=_utf8(k), value=None if v is None else _utf8(v)) for k, v in kv.items()]
             if kv else None,
             column_orders=[ColumnOrder(TYPE_ORDER=TypeDefinedOrder()) for _ in self.schema.leaves],
         )
@@ -316,6 +316,12 @@ class ParquetWriter:
             self.close()
         else:
             self.abort()
+
+
+def _utf8(text: object) -> bytes:
+    """Key-value metadata text as stored: UTF-8, and the original bytes of text read
+    from a file that was not UTF-8 (decoded with surrogate escapes)."""
+    return str(text).encode("utf-8", "surrogateescape")
 
 
 def _sorting_columns(keys: Sequence[SortKey | SortingColumn] | None, schema: Schema) -> list[SortingColumn] | None:

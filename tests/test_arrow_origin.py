@@ -224,3 +224,12 @@ def test_a_writer_opened_with_a_pyarrow_schema_stores_it() -> None:
     theirs = pq.read_table(io.BytesIO(out.getvalue()))
     assert theirs.schema.equals(table.schema, check_metadata=True)
     assert theirs.equals(pa.concat_tables([table, table]))
+
+
+def test_metadata_that_is_not_utf8_keeps_its_bytes() -> None:
+    raw = _our_file({"x": [1]}, key_value_metadata={"a": "x\udcf4"})  # text decoded with surrogate escapes
+    assert pq.ParquetFile(io.BytesIO(raw)).metadata.metadata[b"a"] == b"x\xf4"
+    read = pc.read_table(io.BytesIO(raw))
+    table = pc.Table(read.schema, {"x": read.column("x").array}, metadata={"a": "x\udcf4"})
+    assert table.to_arrow().schema.metadata == {b"a": b"x\xf4"}
+    assert read.to_arrow().num_rows == 1
