@@ -3,6 +3,7 @@
 from parquet_codec._version import __version__
 from parquet_codec.crypto import CryptoFactory, FileDecryptionProperties, FileEncryptionProperties
 from parquet_codec.dataset import read_dataset, read_table
+from parquet_codec.dataset_write import write_to_dataset
 from parquet_codec.errors import (
     ChecksumError,
     CorruptFileError,
@@ -45,4 +46,5 @@ __all__ = [
     "read_dataset",
     "read_table",
     "write_table",
+    "write_to_dataset",
 ]

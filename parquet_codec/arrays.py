@@ -15,6 +15,7 @@ Conventions shared by every array:
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -132,6 +133,29 @@ def take(array: PrimitiveArray | BinaryArray, indices: np.ndarray) -> PrimitiveA
     return BinaryArray.of(*gather_ranges(array.data, starts, offsets[indices + 1] - starts))
 
 
+def take_rows(array: Array, indices: np.ndarray) -> Array:
+    """The slots ``indices`` of ``array`` in that order, validity included; lists
+    and maps take the ranges of their children those slots reference."""
+    validity = None if array.validity is None else array.validity[indices]
+    n = len(indices)
+    if isinstance(array, (PrimitiveArray, BinaryArray)):
+        return dataclasses.replace(take(array, indices), validity=validity)
+    if isinstance(array, StructArray):
+        return StructArray(n, {k: take_rows(v, indices) for k, v in array.children.items()}, validity=validity)
+    offsets = np.asarray(array.offsets, dtype=np.int64)
+    starts = offsets[indices]
+    lengths = offsets[indices + 1] - starts
+    new_offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(lengths, out=new_offsets[1:])
+    inner = np.repeat(starts - new_offsets[:-1], lengths) + np.arange(new_offsets[-1], dtype=np.int64)
+    if isinstance(array, ListArray):
+        return ListArray(n, new_offsets, take_rows(array.values, inner), validity=validity)
+    if isinstance(array, MapArray):
+        items = None if array.items is None else take_rows(array.items, inner)
+        return MapArray(n, new_offsets, take_rows(array.keys, inner), items, validity=validity)
+    raise TypeError(f"cannot gather rows of {type(array).__name__}")
+
+
 def concat(arrays: list[Array]) -> Array:
     """One array holding the slots of ``arrays`` in order (all of one kind and shape)."""
     if not arrays:
@@ -187,4 +211,5 @@ def _concat_offsets(parts: list[np.ndarray]) -> np.ndarray:
     return out
 
 
-__all__ = ["Array", "PrimitiveArray", "BinaryArray", "ListArray", "MapArray", "StructArray", "concat", "take", "take_range"]
+__all__ = ["Array", "PrimitiveArray", "BinaryArray", "ListArray", "MapArray", "StructArray", "concat", "take", "take_range",
+           "take_rows"]

@@ -5,7 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from parquet_codec.arrays import BinaryArray, ListArray, MapArray, PrimitiveArray, StructArray, concat
+import parquet_codec as pc
+from parquet_codec.arrays import (
+    BinaryArray,
+    ListArray,
+    MapArray,
+    PrimitiveArray,
+    StructArray,
+    concat,
+    take_rows,
+)
 
 
 def binary(values):
@@ -81,3 +90,17 @@ def test_take_range_then_concat_round_trips():
         parts = [take_range(lists, 0, cut), take_range(lists, cut, len(lists))]
         assert as_list(parts[0]) + as_list(parts[1]) == whole
         assert as_list(concat(parts)) == whole
+
+
+def test_take_rows_gathers_every_array_kind():
+    pa = pytest.importorskip("pyarrow")
+
+    table = pc.Table.from_arrow(pa.table({
+        "xs": [[1, 2], None, [], [3]], "s": [{"a": 1, "b": "x"}, None, {"a": None, "b": "yy"}, {"a": 4, "b": None}],
+        "m": pa.array([[("k", 1)], None, [], [("z", None), ("w", 2)]], pa.map_(pa.string(), pa.int64())),
+        "b": ["p", None, "qq", ""], "n": [1.5, None, 3.0, 4.0]}))
+    order = np.array([3, 1, 0, 3, 2])
+    rows = table.to_pylist()
+    gathered = pc.Table(table.schema, {c.name: take_rows(c.array, order) for c in table.columns}, len(order),
+                        origin=table.origin)
+    assert gathered.to_pylist() == [rows[i] for i in order]

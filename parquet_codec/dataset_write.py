@@ -1,0 +1,296 @@
+"""Writing a table as a folder of Parquet files, as ``pyarrow.parquet.write_to_dataset``.
+
+With ``partition_cols`` the rows are split by the values of those columns into
+hive folders ``key=value/...``; each folder gets one file of its rows, without
+the partition columns. Folder names are pyarrow's: values formatted as Arrow
+casts them to text, then percent-encoded except ``A-Z a-z 0-9 - _ . ~``
+(Arrow's "uri" segment encoding), null as ``__HIVE_DEFAULT_PARTITION__``.
+Arrow cuts a byte string at its first NUL and routes rows by folder, so rows
+whose values format alike share a folder and a file.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import posixpath
+import shutil
+import uuid
+from collections.abc import Sequence
+from typing import Any
+from urllib.parse import quote
+
+import numpy as np
+
+from parquet_codec.arrays import (
+    Array,
+    BinaryArray,
+    take_rows,
+)
+from parquet_codec.convert import to_table
+from parquet_codec.dataset import HIVE_NULL
+from parquet_codec.errors import UnsupportedError
+from parquet_codec.nested import PRIMITIVE
+from parquet_codec.table import Column, Table, array_to_pylist
+from parquet_codec.types import logical_info, to_logical
+from parquet_codec.writer import ParquetWriter
+from parquet_codec.written_names import arrow_element_names
+
+BEHAVIORS = ("overwrite_or_ignore", "error", "delete_matching")
+_PER_SECOND = {"s": 1, "ms": 10**3, "us": 10**6, "ns": 10**9}
+
+
+class DatasetExistsError(FileExistsError, ValueError):
+    """``existing_data_behavior="error"`` and the root folder is not empty
+    (a ValueError too, as pyarrow's ArrowInvalid for the same case)."""
+
+
+def write_to_dataset(table: Any, root_path: str | os.PathLike, partition_cols: Sequence[str] | None = None, *,
+                     basename_template: str | None = None, existing_data_behavior: str = "overwrite_or_ignore",
+                     filesystem: Any = None, **options: Any) -> list[str]:
+    """Write ``table`` (anything :func:`convert.to_table` takes) under ``root_path``; the paths written.
+
+    ``basename_template`` holds ``{i}`` once, numbered per folder as pyarrow does (default
+    ``<uuid4 hex>-{i}.parquet``). ``existing_data_behavior``: "overwrite_or_ignore" (replace
+    files of the same name, keep others), "error" (refuse a non-empty root) or
+    "delete_matching" (empty each folder that gets data first). ``filesystem``: a pyarrow or
+    fsspec filesystem for paths; ``options`` go to the writer (compression, ...)."""
+    if existing_data_behavior not in BEHAVIORS:
+        raise ValueError(f"existing_data_behavior must be one of {BEHAVIORS}, not {existing_data_behavior!r}")
+    template = f"{uuid.uuid4().hex}-{{i}}.parquet" if basename_template is None else basename_template
+    if template.count("{i}") != 1 or "/" in template:
+        raise ValueError(f"basename_template must hold '{{i}}' exactly once and no '/': {template!r}")
+    keys = list(partition_cols or [])
+    if len(set(keys)) != len(keys):
+        raise ValueError(f"partition_cols names a column twice: {keys}")
+    if any("/" in k for k in keys):  # pyarrow would nest folders that no reader parses back
+        raise ValueError(f"partition column names cannot hold '/': {keys}")
+    names = None if options.get("use_compliant_nested_type", True) else arrow_element_names(table)
+    data = to_table(table)
+    key_columns = [data.column(k) for k in keys]  # KeyError for a missing one, as pyarrow
+    fs = _Folders(os.fspath(root_path), filesystem)
+    if existing_data_behavior == "error" and fs.has_entries(fs.root):
+        raise DatasetExistsError(f"could not write to {fs.root}: the folder is not empty "
+                                 "and existing_data_behavior is 'error'")
+    rest = data.select([c for c in data.column_names if c not in keys])
+    if not keys:
+        fs.make(fs.root)  # pyarrow creates the root even when there are no rows to write
+        parts = [((), rest)] if rest.num_rows else []
+    else:
+        # A Table read from a file prints as pyarrow reads the file; Arrow data, in its own units.
+        parts = _partitions(rest, key_columns, arrow_units=not isinstance(table, Table))
+    written = []
+    for segments, part in parts:
+        folder = fs.join(fs.root, *segments)
+        if existing_data_behavior == "delete_matching":
+            fs.clear(folder)
+        fs.make(folder)
+        # One file per folder in a call, so {i} is always 0: pyarrow counts per folder.
+        path = fs.join(folder, template.replace("{i}", "0"))
+        with ParquetWriter(path, part.schema, element_names=names, filesystem=filesystem, **options) as writer:
+            writer.write_table(part)
+        written.append(path)
+    return written
+
+
+# ---------------------------------------------------------------- grouping
+
+
+def _partitions(rest: Table, key_columns: list[Column], arrow_units: bool) -> list[tuple[tuple[str, ...], Table]]:
+    """The rows of ``rest`` per partition folder, as (folder segments, rows)."""
+    if not rest.num_rows:
+        return []
+    codes, texts = [], []
+    for column in key_columns:
+        column_codes, reps = _dense(*_keys(column))
+        codes.append(column_codes)
+        texts.append(_segment_texts(column, reps, arrow_units))
+    group_codes, group_reps = _dense(*codes)
+    # Arrow routes rows by folder text: groups formatting alike (NaN payloads, cut NULs) share one.
+    folders: dict[tuple[str, ...], int] = {}
+    group_folder = np.empty(len(group_reps), dtype=np.int64)
+    for g, row in enumerate(group_reps.tolist()):
+        segments = tuple(f"{col.name}={text[c[row]]}" for col, text, c in zip(key_columns, texts, codes, strict=True))
+        group_folder[g] = folders.setdefault(segments, len(folders))
+    row_folder = group_folder[group_codes]
+    if len(folders) == 1:
+        return [(next(iter(folders)), rest)]
+    order = np.argsort(row_folder, kind="stable")
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(row_folder, minlength=len(folders)))]).tolist()
+    gathered = Table(rest.schema, {c.name: take_rows(c.array, order) for c in rest.columns}, rest.num_rows,
+                     metadata=rest.metadata, origin=rest.origin, read_options=rest.read_options)
+    return [(segments, gathered.slice(bounds[i], bounds[i + 1] - bounds[i])) for segments, i in folders.items()]
+
+
+def _dense(*keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Codes 0..k-1 per row for the distinct tuples of ``keys``, and one row holding each code."""
+    order = np.lexsort(keys[::-1])
+    change = np.zeros(len(order), dtype=bool)
+    for key in keys:
+        ordered = key[order]
+        change[1:] |= ordered[1:] != ordered[:-1]
+    codes = np.empty(len(order), dtype=np.int64)
+    codes[order] = np.cumsum(change)
+    change[:1] = True
+    return codes, order[change]
+
+
+def _keys(column: Column) -> list[np.ndarray]:
+    """Sortable arrays whose tuples are equal exactly where the column's values are."""
+    array = column.array
+    if column.field.kind != PRIMITIVE:
+        raise UnsupportedError(f"cannot partition on column {column.name!r} of nested type {column.field.type_string()}")
+    valid = [array.is_valid()] if array.validity is not None else []
+    if isinstance(array, BinaryArray):
+        return _byte_keys(np.asarray(array.offsets, dtype=np.int64), array.data) + valid
+    values = np.asarray(array.values)
+    if values.ndim == 2:  # FIXED_LEN_BYTE_ARRAY, INT96: rows of bytes
+        width = values.shape[1]
+        offsets = np.arange(len(values) + 1, dtype=np.int64) * width
+        return _byte_keys(offsets, np.ascontiguousarray(values).reshape(-1)) + valid
+    # Bit patterns, not numbers: -0.0 and 0.0 are different folders.
+    return [np.ascontiguousarray(values).view(f"u{values.dtype.itemsize}")] + valid
+
+
+def _byte_keys(offsets: np.ndarray, data: np.ndarray) -> list[np.ndarray]:
+    """Codes telling byte strings apart: refined by length, then 8 bytes at a time
+    (memory stays O(rows) however long one value is)."""
+    starts = offsets[:-1]
+    lengths = offsets[1:] - starts
+    codes, _ = _dense(lengths)
+    columns = np.arange(8)
+    for at in range(0, int(lengths.max(initial=0)), 8):
+        rows = np.flatnonzero(lengths > at)
+        chunk = np.zeros((len(rows), 8), dtype=np.uint8)
+        present = columns < np.minimum(lengths[rows] - at, 8)[:, None]
+        chunk[present] = data[((starts[rows] + at)[:, None] + columns)[present]]
+        word = np.zeros(len(lengths), dtype=np.uint64)
+        word[rows] = chunk.view(np.uint64).reshape(-1)
+        codes, _ = _dense(codes, word)
+    return [codes]
+
+
+# ---------------------------------------------------------------- folder names
+
+
+def _segment_texts(column: Column, rows: np.ndarray, arrow_units: bool) -> list[str]:
+    """The folder text of the values at ``rows``, as pyarrow writes them; ``arrow_units``:
+    times in the unit of the column's Arrow type (stored as ms, seconds print as seconds)."""
+    texts: list[str] | list[bytes]
+    sub = take_rows(column.array, rows)
+    info = logical_info(column.field.node.element)
+    kind, arrow = info.kind, None if column.origin is None else column.origin.type
+    stored = "ns" if kind == "int96" else info.unit
+    unit = arrow.unit if arrow_units and arrow is not None and arrow.id in ("timestamp", "time") \
+        and arrow.unit in _PER_SECOND and stored in _PER_SECOND else stored
+    if kind in ("string", "binary", "enum", "json", "bson", "uuid", "fixed_binary"):
+        texts = [b.split(b"\0", 1)[0] for b in _bytes(sub)]  # quoted below, byte by byte
+    elif kind == "boolean":
+        texts = ["true" if v else "false" for v in sub.values.tolist()]
+    elif kind == "int":
+        texts = [str(v) for v in to_logical(sub, info).values.tolist()]
+    elif kind in ("float", "float16"):
+        values = to_logical(sub, info).values
+        texts = [_float_text(v, values.dtype == np.float32) for v in values]
+    elif kind == "date":
+        texts = list(np.datetime_as_string(sub.values.astype(np.int64).astype("M8[D]")))
+    elif kind in ("timestamp", "int96"):
+        ticks = _in_unit(to_logical(sub, info).values, stored, unit)
+        zone = "Z" if info.utc else ""  # instants print in UTC
+        texts = [t.replace("T", " ") + zone for t in np.datetime_as_string(ticks.astype(f"M8[{unit}]"), unit=unit)]
+    elif kind == "time":
+        texts = [_time_text(t, unit) for t in _in_unit(sub.values, stored, unit).tolist()]
+    elif kind == "decimal":
+        texts = ["" if d is None else format(d, "f") for d in array_to_pylist(column.field, sub, column.origin)]
+    elif kind == "null":
+        texts = [HIVE_NULL] * len(rows)
+    else:
+        raise UnsupportedError(f"cannot partition on column {column.name!r} of type {column.field.type_string()}")
+    valid = sub.is_valid().tolist()
+    return [quote(t, safe="") if ok else HIVE_NULL for t, ok in zip(texts, valid, strict=True)]
+
+
+def _bytes(array: Array) -> list[bytes]:
+    if isinstance(array, BinaryArray):
+        raw, bounds = np.asarray(array.data).tobytes(), np.asarray(array.offsets).tolist()
+        return [raw[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+    return [row.tobytes() for row in np.ascontiguousarray(array.values)]
+
+
+def _float_text(value: np.floating, single: bool) -> str:
+    """Arrow's float to text: shortest round-trip digits, fixed notation for
+    decimal exponents -6..9, else ``d.ddde+N`` (no exponent padding)."""
+    if math.isnan(value):
+        return "nan"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    mantissa, exponent_text = np.format_float_scientific(value if single else np.float64(value), unique=True,
+                                                         trim="-").split("e")
+    sign, digits = ("-", mantissa[1:]) if mantissa.startswith("-") else ("", mantissa)
+    digits, exponent = digits.replace(".", ""), int(exponent_text)
+    if not -6 <= exponent < 10:
+        point = f".{digits[1:]}" if len(digits) > 1 else ""
+        return f"{sign}{digits[0]}{point}e{'+' if exponent >= 0 else '-'}{abs(exponent)}"
+    point = exponent + 1
+    if point <= 0:
+        return f"{sign}0.{'0' * -point}{digits}"
+    if point >= len(digits):
+        return f"{sign}{digits}{'0' * (point - len(digits))}"
+    return f"{sign}{digits[:point]}.{digits[point:]}"
+
+
+def _in_unit(ticks: np.ndarray, unit: str, target: str) -> np.ndarray:
+    have, want = _PER_SECOND[unit], _PER_SECOND[target]
+    return ticks.astype(np.int64) * (want // have) if want >= have else ticks.astype(np.int64) // (have // want)
+
+
+def _time_text(ticks: int, unit: str) -> str:
+    per = _PER_SECOND[unit]
+    seconds, fraction = divmod(ticks, per)
+    text = f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+    return text + (f".{fraction:0{len(str(per)) - 1}d}" if per > 1 else "")
+
+
+# ---------------------------------------------------------------- folders
+
+
+class _Folders:
+    """Folder operations on the local disk, a pyarrow FileSystem or an fsspec one."""
+
+    def __init__(self, root: str, filesystem: Any) -> None:
+        self.fs = filesystem
+        self.root = root
+        self.join = os.path.join if filesystem is None else posixpath.join
+        self.pyarrow = filesystem is not None and hasattr(filesystem, "create_dir")
+
+    def make(self, folder: str) -> None:
+        if self.fs is None:
+            os.makedirs(folder, exist_ok=True)
+        elif self.pyarrow:
+            self.fs.create_dir(folder, recursive=True)
+        else:
+            self.fs.makedirs(folder, exist_ok=True)
+
+    def has_entries(self, folder: str) -> bool:
+        """Whether ``folder`` exists with anything in it (hidden files count, as for pyarrow)."""
+        if self.fs is None:
+            return os.path.isdir(folder) and bool(os.listdir(folder))
+        if self.pyarrow:
+            from pyarrow.fs import FileSelector
+
+            return bool(self.fs.get_file_info(FileSelector(folder, allow_not_found=True)))
+        return bool(self.fs.exists(folder) and self.fs.ls(folder, detail=False))
+
+    def clear(self, folder: str) -> None:
+        """Delete everything in ``folder`` (files and subfolders), keeping the folder."""
+        if self.fs is None:
+            for path in [os.path.join(folder, n) for n in os.listdir(folder)] if os.path.isdir(folder) else []:
+                shutil.rmtree(path) if os.path.isdir(path) and not os.path.islink(path) else os.unlink(path)
+        elif self.pyarrow:
+            self.fs.delete_dir_contents(folder, missing_dir_ok=True)
+        elif self.fs.exists(folder):
+            for entry in self.fs.ls(folder, detail=False):
+                self.fs.rm(entry, recursive=True)
+
+
+__all__ = ["DatasetExistsError", "write_to_dataset"]
