@@ -146,6 +146,7 @@ class ArrowChild(NamedTuple):
 def _field(pa: Any, child: ArrowChild, role: str, nullable: bool | None = None) -> Any:
     metadata = None if child.field_id is None else {b"PARQUET:field_id": str(child.field_id).encode()}
     keep = child.nullable if nullable is None else nullable
+    keep = keep or pa.types.is_null(child.array.type)  # Arrow's null type is nullable by definition
     return pa.field(child.name or role, child.array.type, nullable=keep, metadata=metadata)
 
 

@@ -231,7 +231,8 @@ class Table:
         for column in self._columns:
             origin = origins.get(column.name)
             array = column._to_arrow(origin)
-            field = pa.field(column.name, array.type, nullable=column.field.nullable)
+            nullable = column.field.nullable or pa.types.is_null(array.type)  # (null type: nullable by definition)
+            field = pa.field(column.name, array.type, nullable=nullable)
             fields.append(field if origin is None else restored_field(field, origin).with_type(array.type))
             arrays.append(array)
         return pa.Table.from_arrays(arrays, schema=pa.schema(fields, metadata=_metadata_bytes(self.metadata)))

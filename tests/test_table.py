@@ -31,3 +31,23 @@ def test_converting_tables_keeps_no_schema_alive():
         assert table.to_arrow().num_columns == 10
         del table
     assert _schema_nodes_alive() <= before
+
+
+def test_required_fields_of_unknown_type_are_nullable_in_arrow() -> None:
+    """Arrow's null type is nullable by definition; a REQUIRED UNKNOWN leaf (found by
+    fuzzing) must still convert."""
+    pytest.importorskip("pyarrow")
+    import numpy as np
+
+    from parquet_codec.arrays import ListArray, PrimitiveArray
+    from parquet_codec.format.ttypes import LogicalType, NullType
+    from parquet_codec.schema import list_, primitive
+
+    unknown = LogicalType(UNKNOWN=NullType())
+    schema = pc.Schema.from_fields([primitive("n", "INT32", "required", logical_type=unknown),
+                                    list_("l", primitive("element", "INT32", "required", logical_type=unknown))])
+    table = pc.Table(schema, {"n": PrimitiveArray.of(np.zeros(2, np.int32)),
+                              "l": ListArray.of(np.array([0, 1, 1]), PrimitiveArray.of(np.zeros(1, np.int32)))})
+    arrow = table.to_arrow()
+    assert [str(t) for t in arrow.schema.types] == ["null", "list<element: null>"]
+    assert arrow.to_pylist() == table.to_pylist() == [{"n": None, "l": [None]}, {"n": None, "l": []}]
