@@ -443,4 +443,12 @@ def read_table(source: Source, columns: Sequence[str] | None = None, filters: ob
     return table if columns is None else table.select(list(columns))
 
 
-__all__ = ["ParquetFile", "read_table"]
+def read_metadata(where: Source, **options: Any) -> FileMetadata:
+    """A file's footer (:class:`~parquet_codec.metadata.FileMetadata`), as
+    ``pyarrow.parquet.read_metadata``; it stays usable after the file is closed.
+    The options are :class:`ParquetFile`'s (``decryption_properties``, ``filesystem``, ...)."""
+    with ParquetFile(where, **options) as pf:
+        return pf.metadata
+
+
+__all__ = ["ParquetFile", "read_metadata", "read_table"]

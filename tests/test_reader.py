@@ -294,3 +294,14 @@ def test_large_string_map_within_memory_budget():
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     assert int(done.stdout.strip()) < LARGE_STRINGS_BUDGET
+
+
+def test_read_metadata_outlives_the_file(tmp_path):
+    path = tmp_path / "t.parquet"
+    pq.write_table(pyarrow_table(), path, row_group_size=70)
+    meta = reader.read_metadata(str(path), memory_map=True)
+    expected = pq.read_metadata(path)
+    assert (meta.num_rows, meta.num_row_groups) == (expected.num_rows, expected.num_row_groups)
+    assert [meta.row_group(i).num_rows for i in range(meta.num_row_groups)] == [
+        expected.row_group(i).num_rows for i in range(expected.num_row_groups)]
+    assert meta.created_by == expected.created_by
