@@ -82,14 +82,18 @@ class Sink:
         _fsync_folder(os.path.dirname(self.target))
 
     def abort(self) -> None:
+        """Drop the temporary file; the target is left as it was."""
         if self.temp is None:
             return
         try:
             self.handle.close()
         finally:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(self.temp)
+            self._remove(self.temp)
             self.temp = None
+
+    def _remove(self, path: str) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
 
 
 def _fsync_folder(folder: str) -> None:
@@ -126,16 +130,10 @@ class FilesystemSink(Sink):
         move(self.temp, self.target)
         self.temp = None
 
-    def abort(self) -> None:
-        if self.temp is None:
-            return
-        try:
-            self.handle.close()
-        finally:
-            delete = getattr(self.filesystem, "delete_file", None) or self.filesystem.rm
-            with contextlib.suppress(OSError):
-                delete(self.temp)
-            self.temp = None
+    def _remove(self, path: str) -> None:
+        delete = getattr(self.filesystem, "delete_file", None) or self.filesystem.rm
+        with contextlib.suppress(OSError):
+            delete(path)
 
 
 def open_sink(where: str | os.PathLike | BinaryIO, filesystem: Any = None) -> Sink:
