@@ -28,7 +28,7 @@ intact, so they are read).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from parquet_codec.arrays import Array, PrimitiveArray
@@ -36,8 +36,9 @@ from parquet_codec.arrow_schema import (
     ARROW_SCHEMA_KEY,
     ArrowField,
     ArrowSchema,
+    SchemaMessage,
     encode_schema,
-    schema_from_metadata,
+    message_from_metadata,
 )
 from parquet_codec.errors import MetadataError
 from parquet_codec.format.ttypes import Type
@@ -49,21 +50,43 @@ _LISTS = frozenset({"list", "large_list", "fixed_size_list", "list_view", "large
 
 
 def split_metadata(key_value: Mapping[str, str | None] | None, fields: Sequence[Field]
-                   ) -> tuple[dict[str, str], dict[str, ArrowField]]:
+                   ) -> tuple[dict[str, str], Mapping[str, ArrowField]]:
     """A file's table-level metadata and the stored Arrow field of each of its
-    top-level ``fields`` (by name), from its key-value metadata."""
+    top-level ``fields`` (by name; each decoded when first looked up), from its
+    key-value metadata."""
     metadata = {k: v if isinstance(v, str) else "" for k, v in (key_value or {}).items()
                 if isinstance(k, str) and k != ARROW_SCHEMA_KEY}  # (a key-less entry says nothing)
     stored = (key_value or {}).get(ARROW_SCHEMA_KEY)
     if stored is None:
         return metadata, {}
     try:
-        origin = schema_from_metadata(stored)
+        message = message_from_metadata(stored)
     except MetadataError:
         return metadata, {}
-    if len(origin.fields) != len(fields):
+    if message.num_fields != len(fields):
         return metadata, {}
-    return dict(origin.metadata), {f.name: o for f, o in zip(fields, origin.fields, strict=True)}
+    return dict(message.metadata), _StoredFields(message, [f.name for f in fields])
+
+
+class _StoredFields(Mapping):
+    """Top-level name -> stored Arrow field, decoded on first use; a field
+    that does not decode is absent (its column keeps the Parquet schema's type)."""
+
+    def __init__(self, message: SchemaMessage, names: list[str]) -> None:
+        self._message = message
+        self._index = {name: i for i, name in enumerate(names)}
+
+    def __getitem__(self, name: str) -> ArrowField:
+        try:
+            return self._message.field(self._index[name])
+        except MetadataError:
+            raise KeyError(name) from None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._index)
+
+    def __len__(self) -> int:
+        return len(self._index)
 
 
 def stored_schema(origins: Sequence[ArrowField], metadata: Mapping[str, str]) -> ArrowSchema:

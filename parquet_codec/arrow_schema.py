@@ -199,30 +199,50 @@ def _frame(data: bytes) -> tuple[int, int]:
     return start, start + size
 
 
+class SchemaMessage:
+    """An IPC Schema message whose fields are decoded when asked for: reading a
+    few columns of a wide file need not decode every field it stores."""
+
+    def __init__(self, message: bytes | memoryview) -> None:
+        data = bytes(message)
+        start, end = _frame(data)
+        msg = Reader(data, start, end).root()
+        version = int(msg.scalar(_MSG_VERSION, "h", 0))
+        if version not in (_V4, _V5):
+            raise MetadataError(
+                f"unsupported Arrow metadata version V{version + 1} in the message at byte offset {msg.pos}"
+            )
+        header_type, header = msg.union(_MSG_HEADER_TYPE)
+        if header_type != _MESSAGE_SCHEMA:
+            kind = _HEADER_NAMES.get(header_type, f"message of header type {header_type}")
+            raise MetadataError(f"IPC message at byte offset {msg.pos} is a {kind}, not a Schema")
+        if header is None:
+            raise MetadataError(f"IPC message at byte offset {msg.pos} has no Schema table")
+        if header.scalar(_SCHEMA_ENDIANNESS, "h", 0) != 0:
+            raise MetadataError(
+                f"Arrow schema at byte offset {header.pos} is big-endian; only little-endian is supported"
+            )
+        self._header = header
+        self._first, self.num_fields = header.table_vector(_SCHEMA_FIELDS) or (0, 0)
+        self.metadata = _decode_metadata(header.tables(_SCHEMA_METADATA))
+        self._fields: dict[int, ArrowField] = {}
+
+    def field(self, i: int) -> ArrowField:
+        """Top-level field ``i`` (0 <= i < num_fields); MetadataError when it does not decode."""
+        if not 0 <= i < self.num_fields:
+            raise IndexError(f"field {i} of a schema of {self.num_fields}")
+        if i not in self._fields:
+            self._fields[i] = _decode_field(self._header.element(self._first, i))
+        return self._fields[i]
+
+    def schema(self) -> ArrowSchema:
+        """Every field, decoded."""
+        return ArrowSchema(tuple(self.field(i) for i in range(self.num_fields)), self.metadata)
+
+
 def decode_schema(message: bytes | memoryview) -> ArrowSchema:
     """Decode an IPC Schema message (continuation marker optional)."""
-    data = bytes(message)
-    start, end = _frame(data)
-    msg = Reader(data, start, end).root()
-    version = int(msg.scalar(_MSG_VERSION, "h", 0))
-    if version not in (_V4, _V5):
-        raise MetadataError(
-            f"unsupported Arrow metadata version V{version + 1} in the message at byte offset {msg.pos}"
-        )
-    header_type, header = msg.union(_MSG_HEADER_TYPE)
-    if header_type != _MESSAGE_SCHEMA:
-        kind = _HEADER_NAMES.get(header_type, f"message of header type {header_type}")
-        raise MetadataError(f"IPC message at byte offset {msg.pos} is a {kind}, not a Schema")
-    if header is None:
-        raise MetadataError(f"IPC message at byte offset {msg.pos} has no Schema table")
-    if header.scalar(_SCHEMA_ENDIANNESS, "h", 0) != 0:
-        raise MetadataError(
-            f"Arrow schema at byte offset {header.pos} is big-endian; only little-endian is supported"
-        )
-    return ArrowSchema(
-        fields=tuple(_decode_field(f) for f in header.tables(_SCHEMA_FIELDS) or ()),
-        metadata=_decode_metadata(header.tables(_SCHEMA_METADATA)),
-    )
+    return SchemaMessage(message).schema()
 
 
 def _require(t: ArrowType, attr: str) -> int | bool | str:
@@ -320,8 +340,8 @@ def encode_schema(schema: ArrowSchema) -> bytes:
     return _CONTINUATION + struct.pack("<i", len(body)) + body
 
 
-def schema_from_metadata(value: str | bytes) -> ArrowSchema:
-    """Decode the base64 ``ARROW:schema`` key-value metadata value."""
+def message_from_metadata(value: str | bytes) -> SchemaMessage:
+    """The base64 ``ARROW:schema`` key-value metadata value, its fields decoded when asked for."""
     try:
         text = value.encode("ascii") if isinstance(value, str) else bytes(value)
         text = text.strip()
@@ -330,7 +350,16 @@ def schema_from_metadata(value: str | bytes) -> ArrowSchema:
     except (UnicodeError, binascii.Error, ValueError, TypeError) as exc:
         raise MetadataError(f"{ARROW_SCHEMA_KEY} metadata value is not valid base64: {exc}") from exc
     try:
-        return decode_schema(message)
+        return SchemaMessage(message)
+    except MetadataError as exc:
+        raise MetadataError(f"{ARROW_SCHEMA_KEY} metadata value cannot be decoded: {exc.message}") from exc
+
+
+def schema_from_metadata(value: str | bytes) -> ArrowSchema:
+    """Decode the base64 ``ARROW:schema`` key-value metadata value."""
+    message = message_from_metadata(value)
+    try:
+        return message.schema()
     except MetadataError as exc:
         raise MetadataError(f"{ARROW_SCHEMA_KEY} metadata value cannot be decoded: {exc.message}") from exc
 

@@ -194,12 +194,22 @@ class Table:
 
     def tables(self, slot: int) -> list[Table] | None:
         """Vector-of-tables field, None when absent."""
-        pos = self.field_position(slot, 4)
-        if pos is None:
+        vector = self.table_vector(slot)
+        if vector is None:
             return None
-        first, n = self.reader.vector_at(pos, 4, "vector of tables")
+        first, n = vector
+        return [self.element(first, i) for i in range(n)]
+
+    def table_vector(self, slot: int) -> tuple[int, int] | None:
+        """(first element position, count) of a vector-of-tables field, None when
+        absent: its tables can then be read one by one (:meth:`element`)."""
+        pos = self.field_position(slot, 4)
+        return None if pos is None else self.reader.vector_at(pos, 4, "vector of tables")
+
+    def element(self, first: int, i: int) -> Table:
+        """Table ``i`` of the vector of tables starting at ``first`` (see :meth:`table_vector`)."""
         r = self.reader
-        return [r.table_at(r.uoffset(first + 4 * i, "vector element"), self.depth + 1) for i in range(n)]
+        return r.table_at(r.uoffset(first + 4 * i, "vector element"), self.depth + 1)
 
     def scalars(self, slot: int, fmt: str) -> list[int | float | bool] | None:
         """Vector-of-scalars field, None when absent."""

@@ -233,3 +233,11 @@ def test_metadata_that_is_not_utf8_keeps_its_bytes() -> None:
     table = pc.Table(read.schema, {"x": read.column("x").array}, metadata={"a": "x\udcf4"})
     assert table.to_arrow().schema.metadata == {b"a": b"x\xf4"}
     assert read.to_arrow().num_rows == 1
+
+
+def test_a_projection_decodes_only_the_stored_fields_it_reads() -> None:
+    raw = _pyarrow_file(pa.table({f"c{i}": pa.array([i], pa.duration("s")) for i in range(50)}))
+    pf = pc.ParquetFile(io.BytesIO(raw))
+    read = pf.read(columns=["c7"])
+    assert read.to_arrow().schema.types == [pa.duration("s")]
+    assert sorted(pf._arrow[1]._message._fields) == [7]  # the other 49 fields were never decoded
