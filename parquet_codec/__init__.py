@@ -17,7 +17,7 @@ from parquet_codec.errors import (
     SchemaError,
     UnsupportedError,
 )
-from parquet_codec.reader import ParquetFile, read_metadata
+from parquet_codec.reader import ParquetFile, read_metadata, read_schema
 from parquet_codec.schema import Schema
 from parquet_codec.table import Column, Table
 from parquet_codec.writer import ParquetWriter, write_table
@@ -45,6 +45,7 @@ __all__ = [
     "__version__",
     "read_dataset",
     "read_metadata",
+    "read_schema",
     "read_table",
     "write_table",
     "write_to_dataset",

@@ -451,4 +451,12 @@ def read_metadata(where: Source, **options: Any) -> FileMetadata:
         return pf.metadata
 
 
-__all__ = ["ParquetFile", "read_metadata", "read_table"]
+def read_schema(where: Source, **options: Any) -> Any:
+    """A file's Arrow schema as ``pyarrow.parquet.read_schema`` gives it (the
+    stored Arrow schema applied, the key-value metadata attached; needs pyarrow).
+    The Parquet schema is ``ParquetFile(where).schema``."""
+    with ParquetFile(where, **options) as pf:
+        return pf.schema_arrow
+
+
+__all__ = ["ParquetFile", "read_metadata", "read_schema", "read_table"]

@@ -305,3 +305,13 @@ def test_read_metadata_outlives_the_file(tmp_path):
     assert [meta.row_group(i).num_rows for i in range(meta.num_row_groups)] == [
         expected.row_group(i).num_rows for i in range(expected.num_row_groups)]
     assert meta.created_by == expected.created_by
+
+
+def test_read_schema_is_pyarrows(tmp_path):
+    path = tmp_path / "t.parquet"
+    table = pyarrow_table().replace_schema_metadata({"origin": "test"})
+    pq.write_table(table, path)
+    ours, theirs = reader.read_schema(str(path)), pq.read_schema(path)
+    # (with check_metadata, pyarrow also compares the name of a map's entries field,
+    # which it takes from the column's name: that one difference is known)
+    assert ours.equals(theirs) and ours.metadata == theirs.metadata
