@@ -367,3 +367,65 @@ def schema_from_metadata(value: str | bytes) -> ArrowSchema:
 def schema_to_metadata(schema: ArrowSchema) -> str:
     """The base64 text pyarrow stores under ``ARROW:schema``."""
     return base64.b64encode(encode_schema(schema)).decode("ascii")
+
+
+# ---------------------------------------------------------------- text
+
+_NAMED = {
+    "null": "null", "bool": "bool", "binary": "binary", "utf8": "string", "large_binary": "large_binary",
+    "large_utf8": "large_string", "binary_view": "binary_view", "utf8_view": "string_view",
+}  # fmt: skip
+_FLOATS = {16: "halffloat", 32: "float", 64: "double"}
+_INTERVALS = {"year_month": "month_interval", "day_time": "day_time_interval",
+              "month_day_nano": "month_day_nano_interval"}
+_EXTENSION_NAME = "ARROW:extension:name"
+
+
+def type_text(field: ArrowField) -> str:
+    """A field's type as pyarrow prints it (``timestamp[us, tz=UTC]``, ``list<item: int64>``)."""
+    extension = dict(field.metadata).get(_EXTENSION_NAME)
+    if extension is not None:
+        return f"extension<{extension}>"
+    text = _plain_type_text(field.type, field.children)
+    d = field.dictionary
+    if d is not None:
+        index = f"{'' if d.index_signed else 'u'}int{d.index_bit_width}"
+        text = f"dictionary<values={text}, indices={index}, ordered={int(d.ordered)}>"
+    return text
+
+
+def field_text(field: ArrowField) -> str:
+    """``name: type``, with `` not null`` for a required field, as pyarrow prints a field."""
+    return f"{field.name}: {type_text(field)}" + ("" if field.nullable else " not null")
+
+
+def _plain_type_text(t: ArrowType, children: tuple[ArrowField, ...]) -> str:
+    kind = t.id
+    if kind in _NAMED:
+        return _NAMED[kind]
+    simple = {
+        "int": lambda: f"{'' if t.signed else 'u'}int{t.bit_width}",
+        "float": lambda: _FLOATS.get(t.bit_width or 0, f"float{t.bit_width}"),
+        "decimal": lambda: f"decimal{t.bit_width or 128}({t.precision}, {t.scale})",
+        "date": lambda: "date32[day]" if t.unit == "day" else "date64[ms]",
+        "time": lambda: f"time{t.bit_width}[{t.unit}]",
+        "timestamp": lambda: f"timestamp[{t.unit}" + (f", tz={t.timezone}" if t.timezone else "") + "]",
+        "duration": lambda: f"duration[{t.unit}]",
+        "interval": lambda: _INTERVALS.get(t.unit or "", "interval"),
+        "fixed_size_binary": lambda: f"fixed_size_binary[{t.byte_width}]",
+    }
+    if kind in simple:
+        return simple[kind]()
+    inner = ", ".join(field_text(c) for c in children)
+    if kind == "map" and len(children) == 1 and len(children[0].children) == 2:
+        key, item = children[0].children
+        return f"map<{type_text(key)}, {type_text(item)}>"
+    if kind == "fixed_size_list":
+        return f"fixed_size_list<{inner}>[{t.list_size}]"
+    if kind == "union":
+        ids = t.type_ids or range(len(children))
+        members = ", ".join(f"{field_text(c)}={i}" for c, i in zip(children, ids, strict=False))
+        return f"{t.union_mode}_union<{members}>"
+    if kind == "run_end_encoded":  # (its children print without nullability)
+        return f"{kind}<" + ", ".join(f"{c.name}: {type_text(c)}" for c in children) + ">"
+    return f"{kind}<{inner}>"  # list, large_list, list views, struct, unknown

@@ -431,3 +431,24 @@ def test_schema_from_metadata_tolerates_missing_padding():
 def test_encoding_invalid_types_raises(bad):
     with pytest.raises((MetadataError, ValueError)):
         encode_schema(ArrowSchema((ArrowField("x", True, bad),)))
+
+
+def test_types_print_as_pyarrow_prints_them():
+    from parquet_codec.arrow_schema import field_text
+
+    types = [
+        pa.int8(), pa.uint64(), pa.float16(), pa.float32(), pa.float64(), pa.decimal128(10, 2),
+        pa.decimal256(40, 3), pa.decimal32(5, 1), pa.date32(), pa.date64(), pa.time32("s"), pa.time64("ns"),
+        pa.timestamp("us", tz="UTC"), pa.timestamp("ns"), pa.duration("ms"), pa.month_day_nano_interval(),
+        pa.binary(4), pa.string(), pa.large_string(), pa.binary_view(), pa.string_view(), pa.list_(pa.int64()),
+        pa.large_list(pa.field("x", pa.int32(), False)), pa.list_(pa.int8(), 3), pa.list_view(pa.int32()),
+        pa.struct([("a", pa.int32()), pa.field("b", pa.string(), False)]), pa.map_(pa.string(), pa.int64()),
+        pa.dictionary(pa.int8(), pa.string(), True), pa.dictionary(pa.uint32(), pa.large_string()), pa.uuid(),
+        pa.json_(), pa.null(), pa.bool_(), pa.run_end_encoded(pa.int32(), pa.string()),
+        pa.sparse_union([pa.field("a", pa.int32())]), pa.dense_union([pa.field("a", pa.int32()), pa.field("b", pa.string())]),
+    ]
+    for typ in types:
+        for nullable in (True, False):
+            field = pa.field("c", typ, nullable=nullable or typ == pa.null())
+            decoded = decode_schema(pa.schema([field]).serialize().to_pybytes()).fields[0]
+            assert field_text(decoded) == str(field).removeprefix("pyarrow.Field<").removesuffix(">"), typ

@@ -11,6 +11,7 @@ import sys
 import uuid
 from typing import Any
 
+from parquet_codec.arrow_schema import ARROW_SCHEMA_KEY, field_text, schema_from_metadata
 from parquet_codec.cli.common import (
     Chunk,
     UsageError,
@@ -35,7 +36,7 @@ from parquet_codec.cli.render import (
     to_json,
     type_name,
 )
-from parquet_codec.errors import ParquetError, SchemaError
+from parquet_codec.errors import MetadataError, ParquetError, SchemaError
 from parquet_codec.format.ttypes import PageType
 from parquet_codec.page import RawPage, iter_pages, read_data_page, read_page_header, verify_crc
 from parquet_codec.reader import ParquetFile
@@ -222,6 +223,9 @@ def run_schema(args: argparse.Namespace) -> int:
     with open_file(args, args.file) as pf:
         out = sys.stdout
         out.write(str(pf.schema))
+        arrow = arrow_schema_lines(pf)
+        if arrow:
+            out.write("\nArrow schema (ARROW:schema):\n" + "\n".join(arrow) + "\n")
         spark = spark_schema_json(pf)
         if spark is None:
             return 0
@@ -231,6 +235,19 @@ def run_schema(args: argparse.Namespace) -> int:
         else:
             out.write("\nSpark schema:\n" + "\n".join(spark_tree(spark)) + "\n")
     return 0
+
+
+def arrow_schema_lines(pf: ParquetFile) -> list[str]:
+    """The Arrow schema the file stores, a field per line as pyarrow prints them;
+    a line saying so when it does not decode; nothing when there is none."""
+    stored = pf.metadata.key_value_metadata.get(ARROW_SCHEMA_KEY)
+    if stored is None:
+        return []
+    try:
+        schema = schema_from_metadata(stored)
+    except MetadataError as exc:
+        return [f"  (not decodable: {exc.message})"]
+    return [f"  {field_text(f)}" for f in schema.fields]
 
 
 def spark_schema_json(pf: ParquetFile) -> Any:

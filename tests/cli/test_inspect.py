@@ -175,3 +175,15 @@ def test_kms_keys_open_external_key_material():
                  "--kms-keys", keys)
     assert result.code == 0, result.err
     assert len(result.json_lines()) == 2
+
+
+def test_schema_prints_the_stored_arrow_schema(tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    path = tmp_path / "arrow.parquet"
+    table = pa.table({"d": pa.array([1], pa.duration("s")), "t": pa.array([1], pa.timestamp("us", tz="Asia/Tokyo")),
+                      "l": pa.array([["a"]], pa.large_list(pa.string()))})
+    pq.write_table(table, path)
+    result = run("schema", str(path))
+    assert result.code == 0, result.err
+    arrow = result.out.split("\nArrow schema (ARROW:schema):\n")[1].splitlines()
+    assert arrow == ["  " + str(field).removeprefix("pyarrow.Field<").removesuffix(">") for field in table.schema]
