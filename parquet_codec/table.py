@@ -142,7 +142,7 @@ def array_to_arrow(field: Field, array: Array, int96_unit: str | None = None) ->
 
     def convert(child: Array, role: str) -> ArrowChild:
         sub = children[role]
-        return ArrowChild(array_to_arrow(sub, child, int96_unit), sub.nullable, sub.name if field.kind == STRUCT else None,
+        return ArrowChild(array_to_arrow(sub, child, int96_unit), sub.nullable, sub.name if field.kind in (STRUCT, LIST) else None,
                           sub.node.field_id)
 
     return nested_to_arrow(array, convert)

@@ -51,3 +51,17 @@ def test_required_fields_of_unknown_type_are_nullable_in_arrow() -> None:
     arrow = table.to_arrow()
     assert [str(t) for t in arrow.schema.types] == ["null", "list<element: null>"]
     assert arrow.to_pylist() == table.to_pylist() == [{"n": None, "l": [None]}, {"n": None, "l": []}]
+
+
+@pytest.mark.parametrize("name", ["list_columns.parquet", "old_list_structure.parquet",
+                                  "repeated_no_annotation.parquet", "repeated_primitive_no_list.parquet"])
+def test_list_values_are_named_after_their_parquet_element(name: str) -> None:
+    """pyarrow names a list's value field after the element node (``item``, ``array``,
+    the repeated field itself in legacy shapes); so does to_arrow."""
+    from tests.conftest import CORPUS_DATA
+
+    if not CORPUS_DATA.is_dir():
+        pytest.skip("parquet-testing corpus not present")
+    pq = pytest.importorskip("pyarrow.parquet")
+    ours = pc.read_table(str(CORPUS_DATA / name)).to_arrow().schema
+    assert [str(t) for t in ours.types] == [str(t) for t in pq.read_table(CORPUS_DATA / name).schema.types]
