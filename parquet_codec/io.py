@@ -85,6 +85,8 @@ def open_source(source: Source | ByteSource, filesystem: Any = None) -> ByteSour
     ``open_input_file``, or an fsspec-style ``open(path, "rb")``)."""
     if isinstance(source, ByteSource):
         return source
+    if filesystem is None and isinstance(source, str) and "://" in source:
+        filesystem, source = filesystem_of_uri(source)
     if filesystem is not None and isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
         opener = getattr(filesystem, "open_input_file", None)
@@ -100,4 +102,15 @@ def open_source(source: Source | ByteSource, filesystem: Any = None) -> ByteSour
     raise TypeError(f"cannot read Parquet from {type(source).__name__}")
 
 
-__all__ = ["ByteSource", "BufferSource", "FileSource", "Source", "open_source"]
+def filesystem_of_uri(uri: str) -> tuple[Any, str]:
+    """The filesystem and path of a URI ("file:///...", "s3://bucket/key", ...), as
+    pyarrow resolves them (needs pyarrow, as pyarrow.parquet does for URIs)."""
+    try:
+        from pyarrow.fs import FileSystem
+    except ImportError:
+        raise ParquetError(f"{uri!r} is a URI: opening one needs pyarrow's filesystems "
+                           "(or pass filesystem=)") from None
+    return FileSystem.from_uri(uri)
+
+
+__all__ = ["ByteSource", "BufferSource", "FileSource", "Source", "filesystem_of_uri", "open_source"]

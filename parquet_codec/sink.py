@@ -18,6 +18,8 @@ import uuid
 from collections.abc import Callable
 from typing import Any, BinaryIO
 
+from parquet_codec.io import filesystem_of_uri
+
 
 def _published_mode(path: str) -> int:
     try:
@@ -137,7 +139,10 @@ class FilesystemSink(Sink):
 
 
 def open_sink(where: str | os.PathLike | BinaryIO, filesystem: Any = None) -> Sink:
-    """The sink for ``where``: a path (through ``filesystem`` when given) or a file object."""
+    """The sink for ``where``: a path (through ``filesystem`` when given, or the
+    filesystem of a URI such as "s3://bucket/key") or a file object."""
+    if filesystem is None and isinstance(where, str) and "://" in where:
+        filesystem, where = filesystem_of_uri(where)
     if filesystem is not None and isinstance(where, (str, os.PathLike)):
         return FilesystemSink(os.fspath(where), filesystem)
     return Sink(where)

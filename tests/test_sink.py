@@ -80,3 +80,11 @@ def test_a_failed_write_through_a_filesystem_leaves_nothing(tmp_path, filesystem
     with pytest.raises(pc.SchemaError), pc.ParquetWriter(str(path), schema, filesystem=filesystem) as writer:
         writer.write_table({"y": ["not the schema"]})
     assert path.read_bytes() == b"old" and not _leftovers(tmp_path)
+
+
+def test_a_uri_is_written_and_read_through_its_filesystem(tmp_path) -> None:
+    pytest.importorskip("pyarrow.fs")
+    uri = (tmp_path / "by uri.parquet").as_uri()
+    pc.write_table({"x": [1, 2]}, uri)
+    assert (tmp_path / "by uri.parquet").exists() and not _leftovers(tmp_path)
+    assert pc.read_table(uri).to_pydict() == {"x": [1, 2]}
