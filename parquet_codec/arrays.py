@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from parquet_codec.encodings.byte_arrays import gather_ranges
+from parquet_codec.encodings.byte_arrays import gather_ranges, spans
 
 
 @dataclass(eq=False)
@@ -147,7 +147,7 @@ def take_rows(array: Array, indices: np.ndarray) -> Array:
     lengths = offsets[indices + 1] - starts
     new_offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(lengths, out=new_offsets[1:])
-    inner = np.repeat(starts - new_offsets[:-1], lengths) + np.arange(new_offsets[-1], dtype=np.int64)
+    inner = spans(starts, lengths)
     if isinstance(array, ListArray):
         return ListArray(n, new_offsets, take_rows(array.values, inner), validity=validity)
     if isinstance(array, MapArray):

@@ -30,6 +30,7 @@ import numpy as np
 
 from parquet_codec import decimals
 from parquet_codec.arrays import Array, BinaryArray, ListArray, MapArray, PrimitiveArray, StructArray
+from parquet_codec.encodings.byte_arrays import spans
 from parquet_codec.errors import SchemaError, UnsupportedError
 from parquet_codec.format.ttypes import Type
 from parquet_codec.types import LogicalInfo, from_logical, logical_dtype, to_logical
@@ -261,9 +262,7 @@ def _list_from_view(pa: Any, array: Any) -> Any:
     sizes = np.where(valid, np.asarray(array.sizes, dtype=np.int64), 0)
     offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
     np.cumsum(sizes, out=offsets[1:])
-    starts = np.asarray(array.offsets, dtype=np.int64)
-    index = np.repeat(starts - offsets[:-1], sizes) + np.arange(offsets[-1])
-    values = array.values.take(pa.array(index))
+    values = array.values.take(pa.array(spans(np.asarray(array.offsets), sizes)))
     large = pa.types.is_large_list_view(array.type)
     kind, width = (pa.LargeListArray, pa.int64()) if large else (pa.ListArray, pa.int32())
     return kind.from_arrays(pa.array(offsets, width), values, mask=pa.array(~valid) if not valid.all() else None)

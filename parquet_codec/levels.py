@@ -31,6 +31,7 @@ from parquet_codec.arrays import (
     MapArray,
     PrimitiveArray,
     StructArray,
+    take,
     take_range,
 )
 from parquet_codec.errors import CorruptFileError, DecodingError, SchemaError
@@ -403,7 +404,7 @@ def _leaf_output(field: Field, array: Array, s: _Stream) -> LeafData:
     elif s.aligned and isinstance(array, PrimitiveArray):  # the valid slots, by mask
         values = PrimitiveArray.of(array.values[live])
     else:
-        values = _take(array, s.idx[live])
+        values = take(array, s.idx[live])  # (no validity: only non-null slots are kept)
     return LeafData(defs if node.max_definition_level > 0 else None,
                     s.rep if node.max_repetition_level > 0 else None, values, len(defs))
 
@@ -412,19 +413,6 @@ def _without_validity(array: Array) -> Array:
     if isinstance(array, BinaryArray):
         return BinaryArray.of(array.offsets, array.data)
     return PrimitiveArray.of(array.values)
-
-
-def _take(array: Array, idx: np.ndarray) -> Array:
-    """Gather slots ``idx`` (no validity: the caller keeps only non-null slots)."""
-    if isinstance(array, PrimitiveArray):
-        return PrimitiveArray.of(array.values[idx])
-    offsets = np.asarray(array.offsets, dtype=np.int64)
-    starts = offsets[idx]
-    lengths = offsets[idx + 1] - starts
-    new_offsets = np.zeros(len(idx) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=new_offsets[1:])
-    gather = np.repeat(starts - new_offsets[:-1], lengths) + np.arange(int(new_offsets[-1]), dtype=np.int64)
-    return BinaryArray.of(new_offsets, array.data[gather])
 
 
 __all__ = ["LeafData", "LEVEL_DTYPE", "assemble", "shred", "check_leaf", "row_starts", "num_rows"]

@@ -148,6 +148,15 @@ class ByteArrays(NamedTuple):
         return self.data[first : first + width * len(self)].reshape(len(self), width)
 
 
+def spans(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Positions ``starts[i] .. starts[i] + lengths[i] - 1`` for all ``i``, concatenated
+    (the index of the ranges :func:`gather_ranges` copies)."""
+    lengths = np.asarray(lengths, dtype=np.int64)
+    total = int(lengths.sum())
+    first = np.cumsum(lengths) - lengths
+    return np.repeat(np.asarray(starts, dtype=np.int64) - first, lengths) + np.arange(total, dtype=np.int64)
+
+
 def gather_ranges(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Concatenate ``data[starts[i] : starts[i] + lengths[i]]`` for all ``i``, vectorized.
 

@@ -19,7 +19,7 @@ from typing import NamedTuple
 import numpy as np
 
 from parquet_codec.encodings.bitpack import bit_length, pack, packed_size, unpack
-from parquet_codec.encodings.byte_arrays import TAIL_MASKS, ByteArrays, gather_ranges, unaligned_words
+from parquet_codec.encodings.byte_arrays import TAIL_MASKS, ByteArrays, gather_ranges, spans, unaligned_words
 from parquet_codec.encodings.plain import as_byte_arrays, as_fixed_rows, as_numeric, type_name
 from parquet_codec.encodings.varint import (
     Buffer,
@@ -275,7 +275,7 @@ def _encode_blocks(u: np.ndarray, block_size: int, miniblocks: int) -> bytes:
     block_bytes = min_lengths + miniblocks + body.sum(axis=1)
     block_start = np.cumsum(block_bytes) - block_bytes
     out = np.empty(int(block_bytes.sum()), dtype=np.uint8)
-    out[_spans(block_start, min_lengths)] = min_bytes
+    out[spans(block_start, min_lengths)] = min_bytes
     widths_at = block_start + min_lengths
     out[widths_at[:, None] + np.arange(miniblocks)] = widths.reshape(n_blocks, miniblocks)
     mini_start = ((widths_at + miniblocks)[:, None] + np.cumsum(body, axis=1) - body).reshape(-1)
@@ -292,10 +292,6 @@ def _byte_rows(buf: np.ndarray, size: int) -> np.ndarray:
     return np.lib.stride_tricks.as_strided(buf, shape=(len(buf) - size + 1, size), strides=(1, 1), writeable=True)
 
 
-def _spans(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """Positions ``starts[i] + 0 .. lengths[i] - 1`` for all ``i``, concatenated."""
-    first = np.cumsum(lengths) - lengths
-    return np.repeat(starts - first, lengths) + np.arange(int(lengths.sum()))
 
 
 def _take_payload(arr: np.ndarray, lengths: np.ndarray, pos: int, lengths_at: int) -> tuple[ByteArrays, int]:

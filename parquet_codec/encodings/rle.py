@@ -26,7 +26,7 @@ from parquet_codec.encodings.bitpack import (
     packed_size,
     unpack,
 )
-from parquet_codec.encodings.byte_arrays import gather_ranges
+from parquet_codec.encodings.byte_arrays import gather_ranges, spans
 from parquet_codec.encodings.varint import (
     Buffer,
     decoding_error,
@@ -431,7 +431,7 @@ def _encode(v: np.ndarray, bit_width: int) -> bytes:
 
     lit_from = np.concatenate((prev_stop, [tail_start]))
     lit_count = np.concatenate((lit_len, [tail_len]))
-    literal_values = v if len(run_starts) == 0 else v[_spans(lit_from, lit_count)]
+    literal_values = v if len(run_starts) == 0 else v[spans(lit_from, lit_count)]
     if bit_width == 1:  # numpy's own bit packer is much faster for the common 0/1 levels
         packed = np.packbits(literal_values.astype(bool), bitorder="little")
     else:
@@ -482,12 +482,6 @@ def _long_runs(v: np.ndarray, shortest: int) -> tuple[np.ndarray, np.ndarray]:
     return starts[long], stops[long]
 
 
-def _spans(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """Positions ``starts[i] .. starts[i] + lengths[i] - 1`` for all ``i``, concatenated."""
-    lengths = np.asarray(lengths, dtype=np.int64)
-    total = int(lengths.sum())
-    first = np.cumsum(lengths) - lengths
-    return np.repeat(np.asarray(starts, dtype=np.int64) - first, lengths) + np.arange(total, dtype=np.int64)
 
 
 

@@ -29,6 +29,7 @@ import functools
 import numpy as np
 
 from parquet_codec.encodings.bitpack import output_dtype, unpack
+from parquet_codec.encodings.byte_arrays import spans
 from parquet_codec.encodings.rle import (
     _UNBOUNDED,
     _chain,
@@ -313,12 +314,9 @@ def _unpack_runs(data: np.ndarray, starts: np.ndarray, take: np.ndarray, bit_wid
         return unpacked
     tail_end = np.cumsum(groups * 8)[cut]
     tail_len = groups[cut] * 8 - take[cut]
-    return np.delete(unpacked, _spans(tail_end - tail_len, tail_len))
+    return np.delete(unpacked, spans(tail_end - tail_len, tail_len))
 
 
-def _spans(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    first = np.cumsum(lengths) - lengths
-    return np.repeat(starts - first, lengths) + np.arange(int(lengths.sum()), dtype=np.int64)
 
 
 __all__ = ["decode_parsed_streams", "decode_streams"]
