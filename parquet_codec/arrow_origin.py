@@ -192,12 +192,17 @@ def _dictionary_readable(pa: Any, typ: Any) -> bool:
 
 def restored_field(inferred: Any, origin: Any) -> Any:
     """``inferred`` (a pyarrow field) with the stored type and metadata applied."""
-    field = inferred.with_type(restored_type(inferred.type, origin.type))
-    if origin.metadata:
-        merged = dict(origin.metadata)
-        merged.update(inferred.metadata or {})  # keys read from the file (the field id) win
-        field = field.with_metadata(merged)
-    return field
+    return with_stored_metadata(inferred.with_type(restored_type(inferred.type, origin.type)), origin)
+
+
+def with_stored_metadata(field: Any, origin: Any) -> Any:
+    """``field`` (pyarrow) with the stored field's metadata; keys read from the file
+    (the field id) win."""
+    if not origin.metadata:
+        return field
+    merged = dict(origin.metadata)
+    merged.update(field.metadata or {})
+    return field.with_metadata(merged)
 
 
 def _restored_nested(pa: Any, inferred: Any, origin: Any) -> Any | None:
@@ -263,4 +268,4 @@ def _list_view(pa: Any, array: Any, target: Any) -> Any:
 
 
 __all__ = ["child_origins", "leaf_to_pylist", "pyarrow_fields", "restore_array", "restored_field",
-           "restored_type", "split_metadata", "stored_schema"]
+           "restored_type", "split_metadata", "stored_schema", "with_stored_metadata"]

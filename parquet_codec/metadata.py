@@ -160,4 +160,10 @@ def read_footer(source: ByteSource, decryption: object | None = None) -> FileMet
         raise
 
 
-__all__ = ["FileMetadata", "read_footer", "MAGIC", "ENCRYPTED_MAGIC"]
+def key_value_bytes(text: object) -> bytes:
+    """Key-value metadata text as stored: UTF-8, and the original bytes of text read
+    from a file where it was not UTF-8 (decoded with surrogate escapes)."""
+    return str(text).encode("utf-8", "surrogateescape")
+
+
+__all__ = ["FileMetadata", "key_value_bytes", "read_footer", "MAGIC", "ENCRYPTED_MAGIC"]

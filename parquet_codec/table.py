@@ -21,14 +21,15 @@ from parquet_codec.arrow_origin import (
     leaf_to_pylist,
     pyarrow_fields,
     restore_array,
-    restored_field,
     restored_type,
+    with_stored_metadata,
 )
 from parquet_codec.arrow_read import DEFAULT as DEFAULT_READ
 from parquet_codec.arrow_read import ArrowReadOptions, read_type
 from parquet_codec.arrow_schema import ArrowField
 from parquet_codec.errors import ParquetError, SchemaError, UnsupportedError
 from parquet_codec.format.ttypes import SchemaElement
+from parquet_codec.metadata import key_value_bytes
 from parquet_codec.nested import LIST, MAP, PRIMITIVE, STRUCT, Field
 from parquet_codec.schema import OPTIONAL, REQUIRED, Schema, SchemaNode
 from parquet_codec.types import LogicalInfo, logical_info
@@ -233,9 +234,10 @@ class Table:
             array = column._to_arrow(origin)
             nullable = column.field.nullable or pa.types.is_null(array.type)  # (null type: nullable by definition)
             field = pa.field(column.name, array.type, nullable=nullable)
-            fields.append(field if origin is None else restored_field(field, origin).with_type(array.type))
+            fields.append(field if origin is None else with_stored_metadata(field, origin))
             arrays.append(array)
-        return pa.Table.from_arrays(arrays, schema=pa.schema(fields, metadata=_metadata_bytes(self.metadata)))
+        metadata = {key_value_bytes(k): key_value_bytes(v) for k, v in self.metadata.items()} or None
+        return pa.Table.from_arrays(arrays, schema=pa.schema(fields, metadata=metadata))
 
     def to_pandas(self, **kwargs: Any) -> Any:
         """A pandas DataFrame (through pyarrow, as pyarrow.parquet converts)."""
@@ -260,7 +262,8 @@ class Table:
             elements.extend(subtree)
         elements[0] = _copy_element(elements[0], num_children=len(picked))
         arrays = {name: array for name, (_, array, _) in picked.items()}
-        origin = {name: self.origin[name] for name in names if name in self.origin}  # not a struct's field
+        stored = self.origin
+        origin = {name: stored[name] for name in names if name in stored}  # (a struct's field has none)
         return Table(Schema.from_elements(elements), arrays, self.num_rows, metadata=self.metadata, origin=origin,
                      read_options=self.read_options)
 
@@ -331,15 +334,6 @@ class Table:
     def __repr__(self) -> str:
         cols = ", ".join(f"{c.name}: {c.field.type_string()}" for c in self._columns)
         return f"<Table {self.num_rows} rows: {cols}>"
-
-
-def _metadata_bytes(metadata: Mapping[str, str]) -> dict[bytes, bytes] | None:
-    """Key-value metadata as pyarrow holds it: the stored bytes (text that was not
-    UTF-8 was decoded with surrogate escapes, and goes back to its bytes)."""
-    def raw(text: str) -> bytes:
-        return text.encode("utf-8", "surrogateescape")
-
-    return {raw(k): raw(v) for k, v in metadata.items()} or None
 
 
 def _with_validity(array: Array, validity: np.ndarray) -> Array:

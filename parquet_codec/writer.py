@@ -63,7 +63,7 @@ from parquet_codec.format.ttypes import (
     TypeDefinedOrder,
 )
 from parquet_codec.levels import shred
-from parquet_codec.metadata import MAGIC
+from parquet_codec.metadata import MAGIC, key_value_bytes
 from parquet_codec.schema import Schema, SchemaNode
 from parquet_codec.sink import open_sink
 from parquet_codec.spark import ROW_METADATA_KEY, row_metadata
@@ -267,7 +267,8 @@ class ParquetWriter:
         meta = FileMetaData(
             version=self._stored_types.format_version, schema=self._file_schema.to_elements(), num_rows=self._num_rows,
             row_groups=self._row_groups, created_by=CREATED_BY,
-            key_value_metadata=[KeyValue(key=_utf8(k), value=None if v is None else _utf8(v)) for k, v in kv.items()]
+            key_value_metadata=[KeyValue(key=key_value_bytes(k), value=None if v is None else key_value_bytes(v))
+                                for k, v in kv.items()]
             if kv else None,
             column_orders=[ColumnOrder(TYPE_ORDER=TypeDefinedOrder()) for _ in self.schema.leaves],
         )
@@ -316,12 +317,6 @@ class ParquetWriter:
             self.close()
         else:
             self.abort()
-
-
-def _utf8(text: object) -> bytes:
-    """Key-value metadata text as stored: UTF-8, and the original bytes of text read
-    from a file that was not UTF-8 (decoded with surrogate escapes)."""
-    return str(text).encode("utf-8", "surrogateescape")
 
 
 def _sorting_columns(keys: Sequence[SortKey | SortingColumn] | None, schema: Schema) -> list[SortingColumn] | None:
