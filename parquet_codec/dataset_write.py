@@ -32,12 +32,12 @@ from parquet_codec.dataset import HIVE_NULL
 from parquet_codec.errors import UnsupportedError
 from parquet_codec.nested import PRIMITIVE
 from parquet_codec.table import Column, Table, array_to_pylist
+from parquet_codec.temporal import ARROW_UNITS_PER_SECOND
 from parquet_codec.types import logical_info, to_logical
 from parquet_codec.writer import ParquetWriter
 from parquet_codec.written_names import arrow_element_names
 
 BEHAVIORS = ("overwrite_or_ignore", "error", "delete_matching")
-_PER_SECOND = {"s": 1, "ms": 10**3, "us": 10**6, "ns": 10**9}
 
 
 class DatasetExistsError(FileExistsError, ValueError):
@@ -182,7 +182,7 @@ def _segment_texts(column: Column, rows: np.ndarray, arrow_units: bool) -> list[
     kind, arrow = info.kind, None if column.origin is None else column.origin.type
     stored = "ns" if kind == "int96" else info.unit
     unit = arrow.unit if arrow_units and arrow is not None and arrow.id in ("timestamp", "time") \
-        and arrow.unit in _PER_SECOND and stored in _PER_SECOND else stored
+        and arrow.unit in ARROW_UNITS_PER_SECOND and stored in ARROW_UNITS_PER_SECOND else stored
     if kind in ("string", "binary", "enum", "json", "bson", "uuid", "fixed_binary"):
         texts = [b.split(b"\0", 1)[0] for b in _bytes(sub)]  # quoted below, byte by byte
     elif kind == "boolean":
@@ -240,12 +240,12 @@ def _float_text(value: np.floating, single: bool) -> str:
 
 
 def _in_unit(ticks: np.ndarray, unit: str, target: str) -> np.ndarray:
-    have, want = _PER_SECOND[unit], _PER_SECOND[target]
+    have, want = ARROW_UNITS_PER_SECOND[unit], ARROW_UNITS_PER_SECOND[target]
     return ticks.astype(np.int64) * (want // have) if want >= have else ticks.astype(np.int64) // (have // want)
 
 
 def _time_text(ticks: int, unit: str) -> str:
-    per = _PER_SECOND[unit]
+    per = ARROW_UNITS_PER_SECOND[unit]
     seconds, fraction = divmod(ticks, per)
     text = f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
     return text + (f".{fraction:0{len(str(per)) - 1}d}" if per > 1 else "")

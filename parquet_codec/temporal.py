@@ -144,13 +144,7 @@ def int64_to_int96(values: np.ndarray, unit: str, validity: np.ndarray | None = 
 def _micros(values: np.ndarray, unit: str, what: str) -> np.ndarray:
     """Counts of ``unit`` as microseconds within datetime's range, else raise."""
     if unit == "ns":
-        micros, rem = np.divmod(values, 1000)
-        if rem.any():
-            i = _first(rem != 0)
-            raise UnsupportedError(
-                f"{what} value {i} ({int(values[i])} ns) is not a whole microsecond, which "
-                "datetime cannot hold; convert the column to Arrow or pandas instead"
-            )
+        micros = _whole_micros(values, what, "datetime")
     elif unit == "ms":
         lo, hi = -(-_MIN_US // 1000), _MAX_US // 1000
         bad = (values < lo) | (values > hi)
@@ -164,6 +158,19 @@ def _micros(values: np.ndarray, unit: str, what: str) -> np.ndarray:
     if bad.any():
         i = _first(bad)
         raise UnsupportedError(f"{what} value {i} ({int(values[i])} {unit}) is outside datetime's years 1..9999")
+    return micros
+
+
+def _whole_micros(nanos: np.ndarray, what: str, holder: str) -> np.ndarray:
+    """Nanoseconds as microseconds; UnsupportedError naming the first value that is
+    not a whole microsecond, which ``holder`` (datetime, timedelta) cannot hold."""
+    micros, rem = np.divmod(nanos, 1000)
+    if rem.any():
+        i = _first(rem != 0)
+        raise UnsupportedError(
+            f"{what} value {i} ({int(nanos[i])} ns) is not a whole microsecond, which "
+            f"{holder} cannot hold; convert the column to Arrow or pandas instead"
+        )
     return micros
 
 
@@ -216,8 +223,8 @@ def _zone(timezone: str) -> _dt.tzinfo | None:
         return None
 
 
-#: Arrow duration units (pyarrow stores them as plain INT64 with ARROW:schema).
-DURATION_UNITS = {"s": 1, **UNITS_PER_SECOND}
+#: Arrow's time units, seconds included (durations, Arrow times and timestamps).
+ARROW_UNITS_PER_SECOND = {"s": 1, **UNITS_PER_SECOND}
 _MAX_TIMEDELTA_US = _dt.timedelta.max // _dt.timedelta(microseconds=1)
 
 
@@ -226,13 +233,9 @@ def durations_to_py(values: np.ndarray, unit: str, validity: np.ndarray | None =
     NANOS timestamps, a value that is not a whole microsecond raises."""
     values = _zero_nulls(values, validity)
     if unit == "ns":
-        micros, rem = np.divmod(values, 1000)
-        if rem.any():
-            i = _first(rem != 0)
-            raise UnsupportedError(f"duration value {i} ({int(values[i])} ns) is not a whole microsecond, which "
-                                   "timedelta cannot hold; convert the column to Arrow or pandas instead")
+        micros = _whole_micros(values, "duration", "timedelta")
     else:
-        scale = 10**6 // DURATION_UNITS[unit]
+        scale = 10**6 // ARROW_UNITS_PER_SECOND[unit]
         limit = _MAX_TIMEDELTA_US // scale
         bad = (values > limit) | (values < -limit)
         if bad.any():
@@ -431,6 +434,7 @@ def intervals_from_py(values: list) -> tuple[np.ndarray, np.ndarray | None]:
 __all__ = [
     "UTC",
     "UNITS_PER_SECOND",
+    "ARROW_UNITS_PER_SECOND",
     "JULIAN_UNIX_EPOCH",
     "apply_nulls",
     "int96_parts",
@@ -438,6 +442,8 @@ __all__ = [
     "int96_to_int64",
     "int64_to_int96",
     "timestamps_to_py",
+    "in_zone",
+    "durations_to_py",
     "int96_to_py",
     "dates_to_py",
     "times_to_py",
