@@ -23,7 +23,6 @@ from urllib.parse import quote
 import numpy as np
 
 from parquet_codec.arrays import (
-    Array,
     BinaryArray,
     take_rows,
 )
@@ -33,7 +32,7 @@ from parquet_codec.errors import UnsupportedError
 from parquet_codec.nested import PRIMITIVE
 from parquet_codec.table import Column, Table, array_to_pylist
 from parquet_codec.temporal import ARROW_UNITS_PER_SECOND
-from parquet_codec.types import logical_info, to_logical
+from parquet_codec.types import byte_values, logical_info, to_logical
 from parquet_codec.writer import ParquetWriter
 from parquet_codec.written_names import arrow_element_names
 
@@ -184,7 +183,7 @@ def _segment_texts(column: Column, rows: np.ndarray, arrow_units: bool) -> list[
     unit = arrow.unit if arrow_units and arrow is not None and arrow.id in ("timestamp", "time") \
         and arrow.unit in ARROW_UNITS_PER_SECOND and stored in ARROW_UNITS_PER_SECOND else stored
     if kind in ("string", "binary", "enum", "json", "bson", "uuid", "fixed_binary"):
-        texts = [b.split(b"\0", 1)[0] for b in _bytes(sub)]  # quoted below, byte by byte
+        texts = [b.split(b"\0", 1)[0] for b in byte_values(sub)]  # quoted below, byte by byte
     elif kind == "boolean":
         texts = ["true" if v else "false" for v in sub.values.tolist()]
     elif kind == "int":
@@ -208,13 +207,6 @@ def _segment_texts(column: Column, rows: np.ndarray, arrow_units: bool) -> list[
         raise UnsupportedError(f"cannot partition on column {column.name!r} of type {column.field.type_string()}")
     valid = sub.is_valid().tolist()
     return [quote(t, safe="") if ok else HIVE_NULL for t, ok in zip(texts, valid, strict=True)]
-
-
-def _bytes(array: Array) -> list[bytes]:
-    if isinstance(array, BinaryArray):
-        raw, bounds = np.asarray(array.data).tobytes(), np.asarray(array.offsets).tolist()
-        return [raw[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
-    return [row.tobytes() for row in np.ascontiguousarray(array.values)]
 
 
 def _float_text(value: np.floating, single: bool) -> str:

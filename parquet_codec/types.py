@@ -392,13 +392,21 @@ def _rows(values: np.ndarray) -> list[bytes]:
     return [raw[i : i + width] for i in range(0, n * width, width)] if width else [b""] * n
 
 
+def byte_values(array: PrimitiveArray | BinaryArray) -> list[bytes]:
+    """The values of a byte-array or fixed-length leaf as ``bytes``, null slots
+    included (as whatever they hold)."""
+    if isinstance(array, BinaryArray):
+        bounds = array.offsets.tolist()
+        raw = np.asarray(array.data).tobytes()
+        return [raw[s:e] for s, e in zip(bounds[:-1], bounds[1:], strict=True)]
+    return _rows(array.values)
+
+
 def _binary_to_py(array: BinaryArray, info: LogicalInfo) -> list:
     if info.kind == "decimal":
         unscaled = decimals.unscaled_ints(array.data, array.offsets, array.validity)
         return temporal.apply_nulls(decimals.to_decimals(unscaled, info.scale), array.validity)
-    bounds = array.offsets.tolist()
-    raw = np.asarray(array.data).tobytes()
-    out = [raw[s:e] for s, e in zip(bounds[:-1], bounds[1:], strict=True)]
+    out = byte_values(array)
     if info.kind in ("string", "json"):  # pyarrow 26 reads ENUM and BSON as binary
         try:
             out = [b.decode("utf-8") for b in out]
@@ -562,6 +570,7 @@ __all__ = [
     "KINDS",
     "LogicalInfo",
     "logical_info",
+    "byte_values",
     "element_fields",
     "logical_dtype",
     "to_logical",
