@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import math
 import os
-import posixpath
-import shutil
 import uuid
 from collections.abc import Sequence
 from typing import Any
@@ -29,6 +27,7 @@ from parquet_codec.arrays import (
 from parquet_codec.convert import to_table
 from parquet_codec.dataset import HIVE_NULL
 from parquet_codec.errors import UnsupportedError
+from parquet_codec.filesystems import Filesystem
 from parquet_codec.nested import PRIMITIVE
 from parquet_codec.table import Column, Table, array_to_pylist
 from parquet_codec.temporal import ARROW_UNITS_PER_SECOND
@@ -67,23 +66,23 @@ def write_to_dataset(table: Any, root_path: str | os.PathLike, partition_cols: S
     names = None if options.get("use_compliant_nested_type", True) else arrow_element_names(table)
     data = to_table(table)
     key_columns = [data.column(k) for k in keys]  # KeyError for a missing one, as pyarrow
-    fs = _Folders(os.fspath(root_path), filesystem)
-    if existing_data_behavior == "error" and fs.has_entries(fs.root):
-        raise DatasetExistsError(f"could not write to {fs.root}: the folder is not empty "
+    root, fs = os.fspath(root_path), Filesystem(filesystem)
+    if existing_data_behavior == "error" and fs.has_entries(root):
+        raise DatasetExistsError(f"could not write to {root}: the folder is not empty "
                                  "and existing_data_behavior is 'error'")
     rest = data.select([c for c in data.column_names if c not in keys])
     if not keys:
-        fs.make(fs.root)  # pyarrow creates the root even when there are no rows to write
+        fs.make_dir(root)  # pyarrow creates the root even when there are no rows to write
         parts = [((), rest)] if rest.num_rows else []
     else:
         # A Table read from a file prints as pyarrow reads the file; Arrow data, in its own units.
         parts = _partitions(rest, key_columns, arrow_units=not isinstance(table, Table))
     written = []
     for segments, part in parts:
-        folder = fs.join(fs.root, *segments)
+        folder = fs.join(root, *segments)
         if existing_data_behavior == "delete_matching":
             fs.clear(folder)
-        fs.make(folder)
+        fs.make_dir(folder)
         # One file per folder in a call, so {i} is always 0: pyarrow counts per folder.
         path = fs.join(folder, template.replace("{i}", "0"))
         with ParquetWriter(path, part.schema, element_names=names, filesystem=filesystem, **options) as writer:
@@ -241,48 +240,6 @@ def _time_text(ticks: int, unit: str) -> str:
     seconds, fraction = divmod(ticks, per)
     text = f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
     return text + (f".{fraction:0{len(str(per)) - 1}d}" if per > 1 else "")
-
-
-# ---------------------------------------------------------------- folders
-
-
-class _Folders:
-    """Folder operations on the local disk, a pyarrow FileSystem or an fsspec one."""
-
-    def __init__(self, root: str, filesystem: Any) -> None:
-        self.fs = filesystem
-        self.root = root
-        self.join = os.path.join if filesystem is None else posixpath.join
-        self.pyarrow = filesystem is not None and hasattr(filesystem, "create_dir")
-
-    def make(self, folder: str) -> None:
-        if self.fs is None:
-            os.makedirs(folder, exist_ok=True)
-        elif self.pyarrow:
-            self.fs.create_dir(folder, recursive=True)
-        else:
-            self.fs.makedirs(folder, exist_ok=True)
-
-    def has_entries(self, folder: str) -> bool:
-        """Whether ``folder`` exists with anything in it (hidden files count, as for pyarrow)."""
-        if self.fs is None:
-            return os.path.isdir(folder) and bool(os.listdir(folder))
-        if self.pyarrow:
-            from pyarrow.fs import FileSelector
-
-            return bool(self.fs.get_file_info(FileSelector(folder, allow_not_found=True)))
-        return bool(self.fs.exists(folder) and self.fs.ls(folder, detail=False))
-
-    def clear(self, folder: str) -> None:
-        """Delete everything in ``folder`` (files and subfolders), keeping the folder."""
-        if self.fs is None:
-            for path in [os.path.join(folder, n) for n in os.listdir(folder)] if os.path.isdir(folder) else []:
-                shutil.rmtree(path) if os.path.isdir(path) and not os.path.islink(path) else os.unlink(path)
-        elif self.pyarrow:
-            self.fs.delete_dir_contents(folder, missing_dir_ok=True)
-        elif self.fs.exists(folder):
-            for entry in self.fs.ls(folder, detail=False):
-                self.fs.rm(entry, recursive=True)
 
 
 __all__ = ["DatasetExistsError", "write_to_dataset"]

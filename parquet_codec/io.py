@@ -10,6 +10,7 @@ import os
 from typing import Any, BinaryIO
 
 from parquet_codec.errors import CorruptFileError, ParquetError
+from parquet_codec.filesystems import Filesystem, filesystem_of_uri
 from parquet_codec.limits import reserve
 
 Source = str | os.PathLike | bytes | bytearray | memoryview | BinaryIO
@@ -89,9 +90,7 @@ def open_source(source: Source | ByteSource, filesystem: Any = None) -> ByteSour
         filesystem, source = filesystem_of_uri(source)
     if filesystem is not None and isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
-        opener = getattr(filesystem, "open_input_file", None)
-        handle = opener(path) if opener is not None else filesystem.open(path, "rb")
-        return FileSource(handle, path, owned=True)
+        return FileSource(Filesystem(filesystem).open_input(path), path, owned=True)
     if isinstance(source, (bytes, bytearray, memoryview)):
         return BufferSource(source)
     if isinstance(source, (str, os.PathLike)):
@@ -102,15 +101,4 @@ def open_source(source: Source | ByteSource, filesystem: Any = None) -> ByteSour
     raise TypeError(f"cannot read Parquet from {type(source).__name__}")
 
 
-def filesystem_of_uri(uri: str) -> tuple[Any, str]:
-    """The filesystem and path of a URI ("file:///...", "s3://bucket/key", ...), as
-    pyarrow resolves them (needs pyarrow, as pyarrow.parquet does for URIs)."""
-    try:
-        from pyarrow.fs import FileSystem
-    except ImportError:
-        raise ParquetError(f"{uri!r} is a URI: opening one needs pyarrow's filesystems "
-                           "(or pass filesystem=)") from None
-    return FileSystem.from_uri(uri)
-
-
-__all__ = ["ByteSource", "BufferSource", "FileSource", "Source", "filesystem_of_uri", "open_source"]
+__all__ = ["ByteSource", "BufferSource", "FileSource", "Source", "open_source"]

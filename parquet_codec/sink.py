@@ -18,7 +18,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any, BinaryIO
 
-from parquet_codec.io import filesystem_of_uri
+from parquet_codec.filesystems import Filesystem, filesystem_of_uri
 
 
 def _published_mode(path: str) -> int:
@@ -117,25 +117,22 @@ class FilesystemSink(Sink):
 
     def __init__(self, where: str, filesystem: Any) -> None:
         self.position = 0
-        self.filesystem = filesystem
+        self.filesystem = Filesystem(filesystem)
         self.target = os.fspath(where)
         folder, name = posixpath.split(self.target)
         self.temp = posixpath.join(folder, f".{name}.{uuid.uuid4().hex}.tmp")
-        opener = getattr(filesystem, "open_output_stream", None)  # pyarrow; else fsspec's open
-        self.handle = opener(self.temp) if opener is not None else filesystem.open(self.temp, "wb")
+        self.handle = self.filesystem.open_output(self.temp)
 
     def commit(self, before_publish: Callable[[], None] | None = None) -> None:
         self.handle.close()
         if before_publish is not None:
             before_publish()
-        move = getattr(self.filesystem, "move", None) or self.filesystem.mv
-        move(self.temp, self.target)
+        self.filesystem.move(self.temp, self.target)
         self.temp = None
 
     def _remove(self, path: str) -> None:
-        delete = getattr(self.filesystem, "delete_file", None) or self.filesystem.rm
         with contextlib.suppress(OSError):
-            delete(path)
+            self.filesystem.delete_file(path)
 
 
 def open_sink(where: str | os.PathLike | BinaryIO, filesystem: Any = None) -> Sink:

@@ -1,0 +1,85 @@
+"""Filesystems besides the local disk: a pyarrow ``FileSystem``, an fsspec one, a URI.
+
+pyarrow and fsspec name the few calls this package makes differently
+(``open_input_file`` / ``open``, ``open_output_stream`` / ``open``, ``move`` /
+``mv``, ``delete_file`` / ``rm``, ``create_dir`` / ``makedirs``, ...);
+:class:`Filesystem` gives each one name. Without a filesystem (None) its
+folder calls work on the local disk; local files are opened by ``io`` and
+``sink`` themselves.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import shutil
+from typing import Any, BinaryIO
+
+from parquet_codec.errors import ParquetError
+
+
+class Filesystem:
+    """One pyarrow or fsspec filesystem (or the local disk, for folders)."""
+
+    def __init__(self, fs: Any = None) -> None:
+        self.fs = fs
+        self._pyarrow = fs is not None and hasattr(fs, "open_input_file")
+
+    def join(self, *parts: str) -> str:
+        return os.path.join(*parts) if self.fs is None else posixpath.join(*parts)
+
+    def open_input(self, path: str) -> BinaryIO:
+        return self.fs.open_input_file(path) if self._pyarrow else self.fs.open(path, "rb")
+
+    def open_output(self, path: str) -> BinaryIO:
+        return self.fs.open_output_stream(path) if self._pyarrow else self.fs.open(path, "wb")
+
+    def move(self, source: str, target: str) -> None:
+        (self.fs.move if self._pyarrow else self.fs.mv)(source, target)
+
+    def delete_file(self, path: str) -> None:
+        (self.fs.delete_file if self._pyarrow else self.fs.rm)(path)
+
+    def make_dir(self, folder: str) -> None:
+        """Create ``folder`` and its parents; nothing when it exists."""
+        if self.fs is None:
+            os.makedirs(folder, exist_ok=True)
+        elif self._pyarrow:
+            self.fs.create_dir(folder, recursive=True)
+        else:
+            self.fs.makedirs(folder, exist_ok=True)
+
+    def has_entries(self, folder: str) -> bool:
+        """Whether ``folder`` exists with anything in it (hidden files count, as for pyarrow)."""
+        if self.fs is None:
+            return os.path.isdir(folder) and bool(os.listdir(folder))
+        if self._pyarrow:
+            from pyarrow.fs import FileSelector
+
+            return bool(self.fs.get_file_info(FileSelector(folder, allow_not_found=True)))
+        return bool(self.fs.exists(folder) and self.fs.ls(folder, detail=False))
+
+    def clear(self, folder: str) -> None:
+        """Delete everything in ``folder`` (files and subfolders), keeping the folder."""
+        if self.fs is None:
+            for path in [os.path.join(folder, n) for n in os.listdir(folder)] if os.path.isdir(folder) else []:
+                shutil.rmtree(path) if os.path.isdir(path) and not os.path.islink(path) else os.unlink(path)
+        elif self._pyarrow:
+            self.fs.delete_dir_contents(folder, missing_dir_ok=True)
+        elif self.fs.exists(folder):
+            for entry in self.fs.ls(folder, detail=False):
+                self.fs.rm(entry, recursive=True)
+
+
+def filesystem_of_uri(uri: str) -> tuple[Any, str]:
+    """The filesystem and path of a URI ("file:///...", "s3://bucket/key", ...), as
+    pyarrow resolves them (needs pyarrow, as pyarrow.parquet does for URIs)."""
+    try:
+        from pyarrow.fs import FileSystem
+    except ImportError:
+        raise ParquetError(f"{uri!r} is a URI: opening one needs pyarrow's filesystems "
+                           "(or pass filesystem=)") from None
+    return FileSystem.from_uri(uri)
+
+
+__all__ = ["Filesystem", "filesystem_of_uri"]

@@ -1,0 +1,55 @@
+"""One set of calls over pyarrow's and fsspec's filesystems (and the local disk, for folders)."""
+
+from __future__ import annotations
+
+import pytest
+
+from parquet_codec.filesystems import Filesystem
+
+
+def _filesystems() -> list[object]:
+    found: list[object] = []
+    try:
+        from pyarrow.fs import LocalFileSystem
+        found.append(LocalFileSystem())
+    except ImportError:
+        pass
+    try:
+        import fsspec
+        found.append(fsspec.filesystem("file"))
+    except ImportError:
+        pass
+    return found
+
+
+@pytest.mark.parametrize("fs", _filesystems(), ids=lambda fs: type(fs).__module__.split(".")[0])
+def test_files_through_a_filesystem(tmp_path, fs) -> None:
+    files = Filesystem(fs)
+    folder = files.join(str(tmp_path), "a", "b")
+    files.make_dir(folder)
+    files.make_dir(folder)  # existing: nothing happens
+    assert not files.has_entries(folder) and files.has_entries(str(tmp_path))
+    first, second = files.join(folder, "x"), files.join(folder, "y")
+    with files.open_output(first) as out:
+        out.write(b"data")
+    files.move(first, second)
+    with files.open_input(second) as source:
+        assert source.read() == b"data"
+    files.delete_file(second)
+    assert not files.has_entries(folder)
+    with files.open_output(first) as out:
+        out.write(b"more")
+    files.make_dir(files.join(folder, "sub"))
+    files.clear(folder)
+    assert not files.has_entries(folder) and (tmp_path / "a" / "b").is_dir()
+
+
+def test_folders_on_the_local_disk(tmp_path) -> None:
+    files = Filesystem()
+    folder = files.join(str(tmp_path), "a")
+    assert not files.has_entries(folder)
+    files.make_dir(files.join(folder, "sub"))
+    (tmp_path / "a" / "f").write_bytes(b"x")
+    assert files.has_entries(folder)
+    files.clear(folder)
+    assert list((tmp_path / "a").iterdir()) == []
