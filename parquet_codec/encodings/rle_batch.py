@@ -25,6 +25,7 @@ fixed cost is the larger, is done once for all of them.
 from __future__ import annotations
 
 import functools
+from typing import NamedTuple
 
 import numpy as np
 
@@ -54,19 +55,25 @@ def decode_streams(data: np.ndarray, bounds: np.ndarray, counts: np.ndarray, bit
         return None
     if (np.diff(bounds) <= 0).any() or (counts <= 0).any():
         return None
-    found = _short_header_runs(data, bit_width)
-    if found is None or found[0][-1] + found[-1][-1] != bounds[-1]:
-        found = _any_header_runs(data, bit_width)
-    path, hlen, packed, body, step = found
-    runs = _stream_runs(path, step, bounds)
+    runs = _short_header_runs(data, bounds, bit_width) or _any_header_runs(data, bounds, bit_width)
     if runs is None:
         return None
-    take = _takes(np.where(packed, body * 8, body), runs, counts)
+    take = _takes(runs.covers, runs.first, counts)
     if take is None:
         return None
     if bit_width in _TILING_WIDTHS:
-        return _materialize_tiling(data, path + hlen, packed, take, int(counts.sum()), bit_width, dtype or np.uint32)
-    return _materialize(data, path + hlen, packed, take, bit_width, dtype or output_dtype(bit_width))
+        return _materialize_tiling(data, runs.payload, runs.packed, take, int(counts.sum()), bit_width,
+                                   dtype or np.uint32)
+    return _materialize(data, runs.payload, runs.packed, take, bit_width, dtype or output_dtype(bit_width))
+
+
+class _Runs(NamedTuple):
+    """The runs of the streams laid end to end, in order."""
+
+    payload: np.ndarray  # where each run's bit-packed bytes or repeated value start
+    packed: np.ndarray  # bool: a bit-packed run
+    covers: np.ndarray  # the values each run holds (bit-packed: 8 per group)
+    first: np.ndarray  # the index of each stream's first run
 
 
 #: Where a header cannot start (or its run would pass the end): beyond any stream.
@@ -74,43 +81,49 @@ _FAR = 1 << 62
 
 
 @functools.lru_cache(maxsize=8)
-def _steps_by_prefix(bit_width: int) -> np.ndarray:
-    """For every two-byte prefix (little-endian uint16), the bytes from a run
-    header starting with it to the next header; _FAR for a header longer than
-    two bytes. (Runs of up to 8191 values or groups have such short headers.)"""
+def _header_tables(bit_width: int) -> tuple[np.ndarray, np.ndarray]:
+    """For every two-byte prefix (little-endian uint16) of a run header: the
+    bytes from it to the next header (_FAR for a header longer than two
+    bytes: runs of up to 8191 values or groups have short ones), and the run
+    it introduces as ``covers << 2 | (header bytes - 1) << 1 | bit-packed``."""
     prefix = np.arange(1 << 16, dtype=np.int64)
     low, high = prefix & 0xFF, prefix >> 8
     one = low < 0x80
     value = np.where(one, low, (low & 0x7F) | (high & 0x7F) << 7)
-    steps = np.where(one, 1, 2) + np.where(value & 1, (value >> 1) * bit_width, (bit_width + 7) // 8)
+    packed, body = value & 1, value >> 1
+    steps = np.where(one, 1, 2) + np.where(packed, body * bit_width, (bit_width + 7) // 8)
     steps[~one & (high >= 0x80)] = _FAR
-    return steps
+    runs = np.where(packed, body * 8, body) << 2 | np.where(one, 0, 2) | packed
+    return steps, runs
 
 
-def _short_header_runs(data: np.ndarray, bit_width: int) -> tuple[np.ndarray, ...] | None:
-    """The run chain from position 0 (header positions, header lengths, bit-packed
-    flags, header bodies, bytes to the next header), read through a table of
-    two-byte prefixes; it stops early (and is rejected) at a longer header,
-    which only runs of over 8191 values or groups need."""
+def _short_header_runs(data: np.ndarray, bounds: np.ndarray, bit_width: int) -> _Runs | None:
+    """The runs, with headers read through a table of two-byte prefixes; None
+    when the chain of headers is not regular, or reaches a longer header
+    (which only runs of over 8191 values or groups need)."""
     n = len(data)
-    padded = np.zeros(n + 2, dtype=np.uint8)  # reading two bytes at the last position
+    padded = np.empty(n + 2, dtype=np.uint8)  # reading two bytes at the last position
     padded[:n] = data
-    prefix = padded[: n + 1].astype(np.uint16)
-    prefix |= padded[1 : n + 2].astype(np.uint16) << 8
-    ahead = _steps_by_prefix(bit_width).take(prefix)
-    ahead[:n] += np.arange(n, dtype=np.int64)
-    nxt = np.minimum(ahead, n)
-    nxt[n] = n
-    path = _chain(nxt, None, n, _UNBOUNDED)
-    if not len(path):
+    padded[n:] = 0
+    prefix = np.ndarray((n + 1,), dtype="<u2", buffer=padded, strides=(1,))  # the two bytes at every position
+    steps, runs = _header_tables(bit_width)
+    nxt = steps.take(prefix)
+    nxt += _ramp(n + 1)
+    np.minimum(nxt, n, out=nxt)
+    chained = _stream_chain(nxt, bounds)
+    if chained is None:
         return None
-    heads = prefix.take(path).astype(np.int64)
-    one = (heads & 0x80) == 0  # the first byte's top bit says whether a second follows
-    value = np.where(one, heads & 0x7F, (heads & 0x7F) | ((heads >> 8) & 0x7F) << 7)
-    return path, 2 - one, (value & 1).astype(np.bool_), value >> 1, ahead.take(path) - path
+    path, first, last = chained
+    heads = prefix.take(path)
+    if ((path.take(last) + steps.take(heads.take(last))) != bounds[1:]).any():
+        return None  # a run passes its stream's end (or a header is long: _FAR)
+    found = runs.take(heads)
+    payload = path + 1
+    payload += (found >> 1) & 1
+    return _Runs(payload, (found & 1).astype(np.bool_), found >> 2, first)
 
 
-def _any_header_runs(data: np.ndarray, bit_width: int) -> tuple[np.ndarray, ...]:
+def _any_header_runs(data: np.ndarray, bounds: np.ndarray, bit_width: int) -> _Runs | None:
     """:func:`_short_header_runs` for headers of any length (ULEB128 at every position)."""
     n = len(data)
     value, hlen = _varints(data)
@@ -124,20 +137,43 @@ def _any_header_runs(data: np.ndarray, bit_width: int) -> tuple[np.ndarray, ...]
     np.minimum(nxt, n, out=nxt)
     nxt[:n][hlen == 0] = n  # no header can start here: the chain ends (and is rejected) if it gets here
     step[hlen == 0] = _FAR
+    chained = _stream_chain(nxt, bounds)
+    if chained is None:
+        return None
+    path, first, last = chained
+    if ((path.take(last) + step.take(path.take(last))) != bounds[1:]).any():
+        return None
+    covers = np.where(packed, body * 8, body)
+    return _Runs(path + hlen.take(path), packed.take(path), covers.take(path), first)
+
+
+def _stream_chain(nxt: np.ndarray, bounds: np.ndarray) -> tuple[np.ndarray, ...] | None:
+    """The header positions of the streams laid end to end (``nxt``: the next
+    header after every position, ``nxt[n] == n``) and the index of each
+    stream's first and last header; None when the chain does not pass
+    through every stream's start."""
+    n = len(nxt) - 1
     path = _chain(nxt, None, n, _UNBOUNDED)
-    return path, hlen[path], packed[path], body[path], step[path]
-
-
-def _stream_runs(path: np.ndarray, step: np.ndarray, bounds: np.ndarray) -> np.ndarray | None:
-    """Index in ``path`` of each stream's first run, provided the chain is made
-    of well-formed headers (``step`` < _FAR), ends exactly at the end and
-    passes every stream start."""
-    if not len(path) or path[-1] + step[-1] != bounds[-1]:
-        return None
     first = np.searchsorted(path, bounds[:-1])
-    if (first >= len(path)).any() or (path[first] != bounds[:-1]).any():
+    if (first >= len(path)).any() or (path.take(np.minimum(first, len(path) - 1)) != bounds[:-1]).any():
         return None
-    return first
+    return path, first, np.append(first[1:], len(path)) - 1
+
+
+def _ramp(n: int) -> np.ndarray:
+    """``np.arange(n)`` (int64, read-only), kept between calls up to a size."""
+    global _RAMP
+    if n > len(_RAMP):
+        if n > _MAX_RAMP:
+            return np.arange(n, dtype=np.int64)
+        _RAMP = np.arange(min(max(n, 2 * len(_RAMP)), _MAX_RAMP), dtype=np.int64)
+        _RAMP.flags.writeable = False
+    return _RAMP[:n]
+
+
+_MAX_RAMP = 1 << 21
+_RAMP = np.arange(1 << 12, dtype=np.int64)
+_RAMP.flags.writeable = False
 
 
 def _takes(covers: np.ndarray, first: np.ndarray, counts: np.ndarray) -> np.ndarray | None:
@@ -226,24 +262,36 @@ def _lay_packed(bitmap: np.ndarray, data: np.ndarray, payload: np.ndarray, start
     after, and only those shared bytes go through ``np.add.at`` (runs own
     disjoint bits, so adding them ORs them; numpy's ``add.at`` is the fast one)."""
     nbytes = (take + 7) >> 3
-    first = np.cumsum(nbytes) - nbytes
-    ramp = np.arange(int(nbytes.sum()), dtype=np.int64)
-    bits = data.take(np.repeat(payload - first, nbytes) + ramp)
-    dest = np.repeat(start - 8 * first, nbytes)
-    dest += ramp << 3
-    at = dest >> 3
-    shifted = bits.astype(np.uint16) << (dest & 7).astype(np.uint16)
+    ends = np.cumsum(nbytes)
+    first = ends - nbytes
+    total = int(ends[-1]) if len(ends) else 0
+    # Byte k of a run comes from payload + k and lands ``start - 8 * payload``
+    # bits after 8 times that: one repeat carries both, packed in an int64.
+    offset = start - 8 * payload
+    if len(offset) and max(int(start[-1]), 8 * int(payload[-1])) >= 1 << 31:
+        source, key = np.repeat(payload - first, nbytes), np.repeat(offset, nbytes)
+    else:
+        key = np.repeat((payload - first) << 32 | (offset + (1 << 31)), nbytes)
+        source = key >> 32
+        key &= 0xFFFFFFFF
+        key -= 1 << 31
+    source += _ramp(total)
+    at = key >> 3
+    at += source
+    shifted = data.take(source).astype(np.uint16)
+    shifted <<= (key & 7).astype(np.uint16)
     partial = np.flatnonzero(take & 7)  # stops inside its last byte: drop the bits after
     if len(partial):
-        last = (first + nbytes - 1).take(partial)
-        shifted[last] &= (np.uint16(1) << (take.take(partial) & 7) + (dest.take(last) & 7)).astype(np.uint16) - 1
-        spare = np.flatnonzero(last + 1 < len(at))
-        if len(spare) and (at.take(last.take(spare) + 1) == at.take(last.take(spare))).any():
+        last = ends.take(partial) - 1
+        shifted[last] &= (np.uint16(1) << (take.take(partial) & 7) + (key.take(last) & 7)).astype(np.uint16) - 1
+        spare = last[last + 1 < total]
+        if len(spare) and (at.take(spare + 1) == at.take(spare)).any():
             np.add.at(bitmap, at, shifted.astype(np.uint8))
             np.add.at(bitmap, at + 1, (shifted >> 8).astype(np.uint8))
             return
     bitmap[at] = shifted.astype(np.uint8)
-    bitmap[at + 1] |= (shifted >> 8).astype(np.uint8)
+    at += 1
+    bitmap[at] |= (shifted >> 8).astype(np.uint8)
 
 
 def _fill_bits(bits: np.ndarray, start: np.ndarray, length: np.ndarray, tile: np.ndarray | None) -> None:
