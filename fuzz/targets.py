@@ -32,6 +32,7 @@ from parquet_codec.format.ttypes import Type
 from parquet_codec.io import BufferSource
 from parquet_codec.limits import memory_budget
 from parquet_codec.metadata import MAGIC, FileMetadata, read_footer
+from parquet_codec.metadata_views import FileMetaData
 from parquet_codec.reader import ParquetFile
 
 try:
@@ -76,6 +77,7 @@ def _touch_footer(meta: FileMetadata) -> None:
     str(schema)
     for index in range(meta.num_row_groups):
         meta.row_group(index)
+    FileMetaData(meta).to_dict()  # pyarrow's view: typed statistics of every chunk
 
 
 # -- decoders ---------------------------------------------------------------

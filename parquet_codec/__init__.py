@@ -17,6 +17,7 @@ from parquet_codec.errors import (
     SchemaError,
     UnsupportedError,
 )
+from parquet_codec.metadata_views import ColumnChunkMetaData, FileMetaData, RowGroupMetaData, Statistics
 from parquet_codec.reader import ParquetFile, read_metadata, read_schema
 from parquet_codec.schema import Schema
 from parquet_codec.table import Column, Table
@@ -25,6 +26,7 @@ from parquet_codec.writer import ParquetWriter, write_table
 __all__ = [
     "ChecksumError",
     "Column",
+    "ColumnChunkMetaData",
     "CryptoFactory",
     "CorruptFileError",
     "DecodingError",
@@ -33,13 +35,16 @@ __all__ = [
     "EncryptionError",
     "FileDecryptionProperties",
     "FileEncryptionProperties",
+    "FileMetaData",
     "MetadataError",
     "ParquetError",
     "ParquetFile",
     "ParquetWriter",
     "ResourceLimitError",
+    "RowGroupMetaData",
     "Schema",
     "SchemaError",
+    "Statistics",
     "Table",
     "UnsupportedError",
     "__version__",

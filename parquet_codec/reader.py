@@ -30,7 +30,8 @@ from parquet_codec.io import ByteSource, Source, open_source
 from parquet_codec.levels import assemble
 from parquet_codec.limits import memory_budget, reserve_items
 from parquet_codec.memory import default_pool
-from parquet_codec.metadata import FileMetadata, read_footer
+from parquet_codec.metadata import read_footer
+from parquet_codec.metadata_views import FileMetaData
 from parquet_codec.nested import PRIMITIVE
 from parquet_codec.offset_index import read_offset_index
 from parquet_codec.scan import ReadPlan, Scanner
@@ -82,7 +83,7 @@ class ParquetFile:
                 from parquet_codec.crypto import resolve_decryption
 
                 decryption = resolve_decryption(decryption, self._source.name)
-            self.metadata: FileMetadata = read_footer(self._source, decryption)
+            self.metadata: FileMetaData = FileMetaData(read_footer(self._source, decryption), self._shown_meta)
             self.schema: Schema = self.metadata.schema
             self.schema.fields  # noqa: B018 - resolve LIST/MAP shapes now, so a bad schema fails on open
         except ParquetError as exc:
@@ -315,6 +316,14 @@ class ParquetFile:
         with self._index_context(row_group, leaf):
             return chunk, self._decryptor(row_group, group, leaf, chunk)
 
+    def _shown_meta(self, row_group: int, leaf: Any) -> ColumnMetaData | None:
+        """The ColumnMetaData metadata views show: decrypted when the keys are at
+        hand, else what the footer holds (stripped, or none, for an encrypted column)."""
+        try:
+            return self._column_meta(row_group, leaf)
+        except ParquetError:
+            return self.metadata.row_group(row_group).columns[leaf.column_index].meta_data
+
     def _column_meta(self, row_group: int, leaf: Any) -> ColumnMetaData | None:
         """The ColumnMetaData of a chunk: decrypted for an encrypted column (Encryption,
         section 5.3), since the footer may hold none or one without statistics."""
@@ -443,8 +452,8 @@ def read_table(source: Source, columns: Sequence[str] | None = None, filters: ob
     return table if columns is None else table.select(list(columns))
 
 
-def read_metadata(where: Source, **options: Any) -> FileMetadata:
-    """A file's footer (:class:`~parquet_codec.metadata.FileMetadata`), as
+def read_metadata(where: Source, **options: Any) -> FileMetaData:
+    """A file's footer (:class:`~parquet_codec.metadata_views.FileMetaData`), as
     ``pyarrow.parquet.read_metadata``; it stays usable after the file is closed.
     The options are :class:`ParquetFile`'s (``decryption_properties``, ``filesystem``, ...)."""
     with ParquetFile(where, **options) as pf:

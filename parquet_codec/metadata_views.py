@@ -1,0 +1,400 @@
+"""The footer as pyarrow.parquet presents it: FileMetaData, RowGroupMetaData,
+ColumnChunkMetaData and Statistics, with pyarrow's names, Python values and
+``to_dict()``.
+
+Each view wraps the decoded Thrift struct (spec, "Metadata") and passes every
+other attribute through to it, so ``row_group(0).columns[0].meta_data`` still
+reaches the struct itself. Statistics bounds are given as the Python values
+``to_pylist`` gives for the column (int, float, str, bytes, Decimal, date,
+time, datetime), the raw PLAIN bytes as ``min_raw`` / ``max_raw``. As pyarrow
+does, the deprecated ``min``/``max`` fields count only for columns whose
+order is signed, and only ``min_value``/``max_value`` for the others.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from parquet_codec.arrays import BinaryArray, PrimitiveArray
+from parquet_codec.encodings.plain import decode_plain
+from parquet_codec.format.ttypes import (
+    ColumnChunk,
+    ColumnMetaData,
+    CompressionCodec,
+    ConvertedType,
+    Encoding,
+    Type,
+)
+from parquet_codec.metadata import FileMetadata, key_value_bytes
+from parquet_codec.schema import SchemaNode
+from parquet_codec.statistics import SIGNED, UNDEFINED, sort_order
+from parquet_codec.types import LogicalInfo, logical_info, to_pylist
+
+#: The ColumnMetaData of a chunk (row group, leaf): decrypted when the reader can.
+MetaOf = Callable[[int, SchemaNode], ColumnMetaData | None]
+
+
+def _name(names: dict, value: int | None) -> str | None:
+    return None if value is None else names.get(value, f"UNKNOWN({value})")
+
+
+class _View:
+    """Attributes it does not define come from the wrapped struct."""
+
+    _wrapped: Any
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):  # (not the struct's: also keeps copy and pickle from recursing)
+            raise AttributeError(name)
+        return getattr(self._wrapped, name)
+
+
+class FileMetaData(_View):
+    """pyarrow.parquet.FileMetaData over a lazily decoded footer."""
+
+    def __init__(self, footer: FileMetadata, meta_of: MetaOf | None = None) -> None:
+        self._wrapped = footer
+        self._meta_of = meta_of
+        self._groups: dict[int, RowGroupMetaData] = {}
+
+    @property
+    def footer(self) -> FileMetadata:
+        """The lazily decoded footer behind the view."""
+        return self._wrapped
+
+    @property
+    def created_by(self) -> str:
+        return self._wrapped.created_by or ""
+
+    @property
+    def num_columns(self) -> int:
+        return len(self._wrapped.schema.leaves)
+
+    @property
+    def format_version(self) -> str:
+        """"1.0" for version 1; later versions, as pyarrow, read as the latest "2.6"."""
+        return "1.0" if self._wrapped.version == 1 else "2.6"
+
+    @property
+    def serialized_size(self) -> int:
+        return self._wrapped.size
+
+    @property
+    def metadata(self) -> dict[bytes, bytes] | None:
+        """The key-value metadata as bytes, as pyarrow gives it (None when there is none)."""
+        pairs = self._wrapped.key_value_metadata
+        return {key_value_bytes(k): b"" if v is None else key_value_bytes(v) for k, v in pairs.items()} or None
+
+    def row_group(self, index: int) -> RowGroupMetaData:
+        view = self._groups.get(index)
+        if view is None:
+            group = self._wrapped.row_group(index)
+            view = self._groups[index] = RowGroupMetaData(group, index, self._wrapped, self._meta_of)
+        return view
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "created_by": self.created_by, "num_columns": self.num_columns, "num_rows": self.num_rows,
+            "num_row_groups": self.num_row_groups,
+            "row_groups": [self.row_group(i).to_dict() for i in range(self.num_row_groups)],
+            "format_version": self.format_version, "serialized_size": self.serialized_size,
+        }
+
+    def __repr__(self) -> str:
+        return (f"<parquet_codec FileMetaData created_by={self.created_by!r} num_columns={self.num_columns} "
+                f"num_rows={self.num_rows} num_row_groups={self.num_row_groups}>")
+
+
+class RowGroupMetaData(_View):
+    """pyarrow.parquet.RowGroupMetaData over a RowGroup struct."""
+
+    def __init__(self, group: Any, index: int, footer: FileMetadata, meta_of: MetaOf | None) -> None:
+        self._wrapped = group
+        self._index = index
+        self._footer = footer
+        self._meta_of = meta_of
+
+    @property
+    def num_columns(self) -> int:
+        return len(self._wrapped.columns)
+
+    @property
+    def sorting_columns(self) -> tuple[dict[str, Any], ...]:
+        return tuple({"column_index": s.column_idx, "descending": bool(s.descending),
+                      "nulls_first": bool(s.nulls_first)} for s in self._wrapped.sorting_columns or ())
+
+    def column(self, index: int) -> ColumnChunkMetaData:
+        if not 0 <= index < self.num_columns:
+            raise IndexError(f"column {index} out of range 0..{self.num_columns - 1}")
+        leaf = self._footer.schema.leaves[index]
+        chunk = self._wrapped.columns[index]
+        meta = self._meta_of(self._index, leaf) if self._meta_of is not None else chunk.meta_data
+        return ColumnChunkMetaData(chunk, meta, leaf, self._footer)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"num_columns": self.num_columns, "num_rows": self.num_rows, "total_byte_size": self.total_byte_size,
+                "columns": [self.column(i).to_dict() for i in range(self.num_columns)],
+                "sorting_columns": list(self.sorting_columns)}
+
+
+class ColumnChunkMetaData(_View):
+    """pyarrow.parquet.ColumnChunkMetaData over a ColumnChunk struct and its
+    ColumnMetaData (None for an encrypted column whose key is missing)."""
+
+    def __init__(self, chunk: ColumnChunk, meta: ColumnMetaData | None, leaf: SchemaNode,
+                 footer: FileMetadata) -> None:
+        self._wrapped = chunk
+        self._meta = meta
+        self._leaf = leaf
+        self._footer = footer
+
+    def _field(self, name: str) -> Any:
+        return None if self._meta is None else getattr(self._meta, name)
+
+    @property
+    def file_path(self) -> str:
+        return self._wrapped.file_path or ""
+
+    @property
+    def physical_type(self) -> str | None:
+        return _name(Type._VALUES_TO_NAMES, self._leaf.physical_type)
+
+    @property
+    def path_in_schema(self) -> str:
+        return self._leaf.dotted_path
+
+    @property
+    def num_values(self) -> int | None:
+        return self._field("num_values")
+
+    @property
+    def compression(self) -> str | None:
+        """The codec by Arrow's names, as pyarrow gives it: LZ4_RAW is "LZ4"
+        (what ``compression="lz4"`` writes), the Hadoop-framed LZ4 "LZ4_HADOOP"."""
+        return _name(_CODEC_NAMES, self._field("codec"))
+
+    @property
+    def encodings(self) -> tuple[str, ...]:
+        return tuple(_name(Encoding._VALUES_TO_NAMES, e) for e in self._field("encodings") or ())
+
+    @property
+    def is_stats_set(self) -> bool:
+        return self.statistics is not None
+
+    @property
+    def statistics(self) -> Statistics | None:
+        """None also where the writer is known to have ordered the values wrongly."""
+        stats = self._field("statistics")
+        if stats is None:
+            return None
+        found = Statistics(stats, self._meta.num_values, self._leaf, self._bounds_order())
+        return found if _ordered_right(self._footer.writer, found) else None
+
+    def _bounds_order(self) -> str | None:
+        """Which bounds count, as pyarrow reads them: "type" (``min_value`` and
+        ``max_value``) under a TYPE_ORDER column order; "legacy" (the deprecated
+        ``min``/``max``) without column orders; None under another order."""
+        orders = self._footer.column_orders
+        if orders is None:
+            return "legacy"
+        index = self._leaf.column_index
+        return "type" if index < len(orders) and orders[index].TYPE_ORDER is not None else None
+
+    @property
+    def geo_statistics(self) -> dict[str, Any] | None:
+        geo = self._field("geospatial_statistics")
+        if geo is None:
+            return None
+        box = geo.bbox
+        corners = {name: None if box is None else getattr(box, name) for name in _BOX}
+        return {"geospatial_types": list(geo.geospatial_types or ()) or None, **corners}
+
+    @property
+    def has_dictionary_page(self) -> bool:
+        return self._field("dictionary_page_offset") is not None
+
+    @property
+    def dictionary_page_offset(self) -> int | None:
+        return self._field("dictionary_page_offset")
+
+    @property
+    def data_page_offset(self) -> int | None:
+        return self._field("data_page_offset")
+
+    @property
+    def has_index_page(self) -> bool:
+        return self._field("index_page_offset") is not None
+
+    @property
+    def index_page_offset(self) -> int | None:
+        return self._field("index_page_offset")
+
+    @property
+    def total_compressed_size(self) -> int | None:
+        return self._field("total_compressed_size")
+
+    @property
+    def total_uncompressed_size(self) -> int | None:
+        return self._field("total_uncompressed_size")
+
+    @property
+    def bloom_filter_offset(self) -> int | None:
+        return self._field("bloom_filter_offset")
+
+    @property
+    def bloom_filter_length(self) -> int | None:
+        return self._field("bloom_filter_length")
+
+    @property
+    def has_offset_index(self) -> bool:
+        return self._wrapped.offset_index_offset is not None
+
+    @property
+    def has_column_index(self) -> bool:
+        return self._wrapped.column_index_offset is not None
+
+    def to_dict(self) -> dict[str, Any]:
+        stats = self.statistics
+        return {
+            "file_offset": self.file_offset, "file_path": self.file_path, "physical_type": self.physical_type,
+            "num_values": self.num_values, "path_in_schema": self.path_in_schema, "is_stats_set": self.is_stats_set,
+            "statistics": None if stats is None else stats.to_dict(), "geo_statistics": self.geo_statistics, "compression": self.compression,
+            "encodings": self.encodings, "has_dictionary_page": self.has_dictionary_page,
+            "dictionary_page_offset": self.dictionary_page_offset, "data_page_offset": self.data_page_offset,
+            "total_compressed_size": self.total_compressed_size,
+            "total_uncompressed_size": self.total_uncompressed_size,
+            "bloom_filter_offset": self.bloom_filter_offset, "bloom_filter_length": self.bloom_filter_length,
+        }
+
+
+class Statistics(_View):
+    """pyarrow.parquet.Statistics over a Statistics struct."""
+
+    def __init__(self, stats: Any, num_values: int | None, leaf: SchemaNode, order: str | None = "type") -> None:
+        self._wrapped = stats
+        self._num_values = num_values
+        self._leaf = leaf
+        self._info: LogicalInfo = logical_info(leaf.element)
+        self._order = order  # which bounds count: see ColumnChunkMetaData._bounds_order
+
+    @property
+    def physical_type(self) -> str | None:
+        return _name(Type._VALUES_TO_NAMES, self._leaf.physical_type)
+
+    @property
+    def converted_type(self) -> str | None:
+        return _name(ConvertedType._VALUES_TO_NAMES, self._leaf.element.converted_type)
+
+    @property
+    def num_values(self) -> int | None:
+        """Non-null values, as pyarrow counts them."""
+        nulls = self._wrapped.null_count
+        if self._num_values is None:
+            return None
+        return self._num_values - (nulls or 0)
+
+    @property
+    def has_null_count(self) -> bool:
+        return self._wrapped.null_count is not None
+
+    @property
+    def has_distinct_count(self) -> bool:
+        return self._wrapped.distinct_count is not None
+
+    @property
+    def _bounds(self) -> tuple[bytes, bytes] | None:
+        stats = self._wrapped
+        if self._order is None or sort_order(self._info) == UNDEFINED:
+            return None
+        if self._order == "type" and stats.min_value is not None and stats.max_value is not None:
+            return stats.min_value, stats.max_value
+        if stats.min is not None and stats.max is not None and (self._order == "legacy" or self.order == SIGNED):
+            return stats.min, stats.max
+        return None
+
+    @property
+    def order(self) -> str:
+        """The column's sort order: "signed", "unsigned" or "undefined"."""
+        return sort_order(self._info)
+
+    @property
+    def has_min_max(self) -> bool:
+        return self._bounds is not None
+
+    @property
+    def min_raw(self) -> bytes | None:
+        bounds = self._bounds
+        return None if bounds is None else bytes(bounds[0])
+
+    @property
+    def max_raw(self) -> bytes | None:
+        bounds = self._bounds
+        return None if bounds is None else bytes(bounds[1])
+
+    @property
+    def min(self) -> Any:
+        return self._value(self.min_raw)
+
+    @property
+    def max(self) -> Any:
+        return self._value(self.max_raw)
+
+    @property
+    def is_min_value_exact(self) -> bool | None:
+        return self._wrapped.is_min_value_exact if self.has_min_max else None
+
+    @property
+    def is_max_value_exact(self) -> bool | None:
+        return self._wrapped.is_max_value_exact if self.has_min_max else None
+
+    def _value(self, raw: bytes | None) -> Any:
+        """A bound as the column's Python value; the bytes themselves where they
+        do not decode as one value of the type (pyarrow keeps FLOAT16 and
+        INTERVAL bounds as bytes too)."""
+        if raw is None:
+            return None
+        info = self._info
+        physical = info.physical_type
+        if physical == Type.BYTE_ARRAY:
+            array = BinaryArray.of(np.array([0, len(raw)], dtype=np.int64), np.frombuffer(raw, dtype=np.uint8))
+        elif info.kind in ("float16", "interval", "int96"):
+            return raw
+        else:
+            try:
+                values = decode_plain(raw, physical, 1, type_length=info.type_length)[0]
+            except Exception:  # a bound of the wrong size: show what is stored
+                return raw
+            if physical == Type.FIXED_LEN_BYTE_ARRAY and len(raw) != info.type_length:
+                return raw
+            array = PrimitiveArray.of(values)
+        try:
+            return to_pylist(array, info)[0]
+        except Exception:  # e.g. a date beyond Python's range: show what is stored
+            return raw
+
+    def to_dict(self) -> dict[str, Any]:
+        has = self.has_min_max
+        return {"has_min_max": has, "min": self.min if has else None, "max": self.max if has else None,
+                "null_count": self._wrapped.null_count, "distinct_count": self._wrapped.distinct_count,
+                "num_values": self.num_values, "physical_type": self.physical_type}
+
+
+_CODEC_NAMES = {**CompressionCodec._VALUES_TO_NAMES, CompressionCodec.LZ4: "LZ4_HADOOP",
+                CompressionCodec.LZ4_RAW: "LZ4"}
+_BOX = ("xmin", "xmax", "ymin", "ymax", "zmin", "zmax", "mmin", "mmax")
+
+
+def _ordered_right(writer: tuple[str, tuple[int, ...]], stats: Statistics) -> bool:
+    """Whether the bounds can be trusted, by the writers Arrow knows to have
+    compared values as signed bytes (parquet-mr before 1.10, parquet-cpp
+    before 1.3, PARQUET-251): for those, only signed orders are right (Arrow
+    trusts no other bounds of theirs, even equal ones)."""
+    name, version = writer
+    legacy = (name == "parquet-mr" and version < (1, 10)) or (name == "parquet-cpp" and version < (1, 3))
+    return not legacy or stats.order == SIGNED
+
+
+__all__ = ["ColumnChunkMetaData", "FileMetaData", "RowGroupMetaData", "Statistics"]

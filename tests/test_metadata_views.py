@@ -1,0 +1,142 @@
+"""pyarrow.parquet's view of the footer (parquet_codec.metadata_views), with
+pyarrow itself as the oracle: every corpus file's ``metadata.to_dict()``, and
+typed statistics of files pyarrow and we write."""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import io
+import math
+import warnings
+from pathlib import Path
+
+import pytest
+
+import parquet_codec as pc
+
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "parquet-testing" / "data"
+CORPUS = sorted(DATA.rglob("*.parquet")) if DATA.is_dir() else []
+
+
+def _same(ours: object, theirs: object) -> bool:
+    if isinstance(ours, float) and isinstance(theirs, float) and math.isnan(ours) and math.isnan(theirs):
+        return True
+    if isinstance(ours, dict) and isinstance(theirs, dict):
+        return ours.keys() == theirs.keys() and all(_same(ours[k], theirs[k]) for k in ours)
+    if isinstance(ours, list | tuple) and isinstance(theirs, list | tuple):
+        return len(ours) == len(theirs) and all(_same(a, b) for a, b in zip(ours, theirs, strict=True))
+    return ours == theirs
+
+
+def _theirs(path: Path) -> dict | None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return pq.ParquetFile(path).metadata.to_dict()
+        except Exception:  # encrypted, or a file pyarrow refuses
+            return None
+
+
+@pytest.mark.skipif(not CORPUS, reason="parquet-testing corpus not present")
+@pytest.mark.parametrize("path", CORPUS, ids=lambda p: str(p.relative_to(DATA)))
+def test_to_dict_equals_pyarrows(path):
+    theirs = _theirs(path)
+    if theirs is None:
+        pytest.skip("pyarrow cannot read this footer")
+    ours = pc.ParquetFile(path).metadata.to_dict()
+    for group in theirs["row_groups"]:
+        for column in group["columns"]:
+            if column["compression"] == "UNKNOWN":
+                # pyarrow has no name for the deprecated Hadoop LZ4 codec (5); Arrow's is LZ4_HADOOP.
+                column["compression"] = "LZ4_HADOOP"
+    assert _same(ours, theirs)
+
+
+def _typed_table() -> object:
+    return pa.table({
+        "i8": pa.array([1, -2], pa.int8()), "u32": pa.array([1, 4_000_000_000], pa.uint32()),
+        "u64": pa.array([1, 2**63 + 5], pa.uint64()), "f": pa.array([1.5, -2.5], pa.float32()),
+        "b": [True, False], "s": ["a", "é"], "bin": pa.array([b"x", b"\xff"]),
+        "d": pa.array([datetime.date(2020, 1, 1), datetime.date(1969, 1, 1)]),
+        "ts": pa.array([datetime.datetime(2020, 1, 1), datetime.datetime(2021, 1, 1, 5)], pa.timestamp("us")),
+        "tsz": pa.array([datetime.datetime(2020, 1, 1), datetime.datetime(2021, 1, 1)], pa.timestamp("ms", "UTC")),
+        "t": pa.array([datetime.time(1), datetime.time(2, 3)], pa.time64("us")),
+        "dec": pa.array([decimal.Decimal("1.23"), decimal.Decimal("-4.56")], pa.decimal128(5, 2)),
+        "big": pa.array([decimal.Decimal("1.23"), decimal.Decimal("-4.56")], pa.decimal128(30, 2)),
+        "fsb": pa.array([b"ab", b"cd"], pa.binary(2)),
+        "f16": pa.array([1.0, 2.0], pa.float16()),
+        "n": pa.array([None, None], pa.int32()),
+    })
+
+
+def _compare_statistics(ours: object, theirs: object) -> None:
+    assert ours.num_row_groups == theirs.num_row_groups and ours.num_columns == theirs.num_columns
+    for g in range(theirs.num_row_groups):
+        for c in range(theirs.num_columns):
+            mine, other = ours.row_group(g).column(c), theirs.row_group(g).column(c)
+            assert mine.path_in_schema == other.path_in_schema
+            assert mine.is_stats_set == other.is_stats_set
+            if not other.is_stats_set:
+                continue
+            a, b = mine.statistics, other.statistics
+            assert (a.has_min_max, a.null_count, a.num_values, a.physical_type) == \
+                (b.has_min_max, b.null_count, b.num_values, b.physical_type), other.path_in_schema
+            if b.has_min_max:
+                assert (a.min, a.max) == (b.min, b.max), other.path_in_schema
+                assert type(a.min) is type(b.min), other.path_in_schema
+
+
+def test_typed_statistics_of_a_pyarrow_file():
+    sink = io.BytesIO()
+    pq.write_table(_typed_table(), sink)
+    _compare_statistics(pc.ParquetFile(io.BytesIO(sink.getvalue())).metadata,
+                        pq.ParquetFile(io.BytesIO(sink.getvalue())).metadata)
+
+
+def test_typed_statistics_of_our_file(tmp_path):
+    path = tmp_path / "ours.parquet"
+    pc.write_table(pc.Table.from_arrow(_typed_table()), path)
+    _compare_statistics(pc.read_metadata(path), pq.read_metadata(path))
+    ours = pc.read_metadata(path)
+    assert ours.metadata == pq.read_metadata(path).metadata  # key-value metadata as bytes
+    assert ours.format_version == "2.6" and ours.serialized_size == pq.read_metadata(path).serialized_size
+
+
+def test_views_pass_the_structs_through(tmp_path):
+    path = tmp_path / "t.parquet"
+    pc.write_table(pc.Table.from_pydict({"x": [1, 2, 3]}), path, key_value_metadata={"k": "v"})
+    md = pc.read_metadata(path)  # usable after the file is closed
+    group = md.row_group(0)
+    assert group.num_rows == 3 and group.columns[0].meta_data.num_values == 3  # the RowGroup struct's own fields
+    chunk = group.column(0)
+    assert chunk.meta_data is group.columns[0].meta_data
+    assert chunk.physical_type == "INT64" and chunk.compression == "SNAPPY" and chunk.file_path == ""
+    assert chunk.statistics.min == 1 and chunk.statistics.max == 3 and chunk.statistics.min_raw == (1).to_bytes(8, "little")
+    assert md.metadata[b"k"] == b"v" and md.footer.key_value_metadata["k"] == "v"
+    with pytest.raises(IndexError):
+        group.column(1)
+
+
+def test_legacy_writers_bounds_follow_pyarrow():
+    # parquet-mr 1.8 compared byte arrays as signed bytes: Arrow drops those statistics.
+    path = DATA / "datapage_v2.snappy.parquet"
+    if not path.exists():
+        pytest.skip("parquet-testing corpus not present")
+    column = pc.read_metadata(path).row_group(0).column(0)
+    assert column.physical_type == "BYTE_ARRAY" and column.meta_data.statistics is not None
+    assert column.statistics is None and not column.is_stats_set
+
+
+def test_encrypted_columns_show_their_decrypted_metadata(tmp_path):
+    key = b"0123456789abcdef"
+    path = tmp_path / "enc.parquet"
+    props = pc.FileEncryptionProperties(footer_key=key, column_keys={"a": b"abcdefghijklmnop"})
+    pc.write_table(pc.Table.from_pydict({"a": [5, 7], "b": [1, 2]}), path, encryption=props)
+    keys = pc.FileDecryptionProperties(footer_key=key, column_keys={"a": b"abcdefghijklmnop"})
+    md = pc.read_metadata(path, decryption=keys)
+    assert md.row_group(0).column(0).statistics.max == 7
+    assert md.row_group(0).column(1).statistics.max == 2
