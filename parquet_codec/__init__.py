@@ -21,7 +21,7 @@ from parquet_codec.metadata_views import ColumnChunkMetaData, FileMetaData, RowG
 from parquet_codec.reader import ParquetFile, read_metadata, read_schema
 from parquet_codec.schema import Schema
 from parquet_codec.table import Column, Table
-from parquet_codec.writer import ParquetWriter, write_table
+from parquet_codec.writer import ParquetWriter, write_metadata, write_table
 
 __all__ = [
     "ChecksumError",
@@ -52,6 +52,7 @@ __all__ = [
     "read_metadata",
     "read_schema",
     "read_table",
+    "write_metadata",
     "write_table",
     "write_to_dataset",
 ]

@@ -52,7 +52,9 @@ def write_to_dataset(table: Any, root_path: str | os.PathLike, partition_cols: S
     ``<uuid4 hex>-{i}.parquet``). ``existing_data_behavior``: "overwrite_or_ignore" (replace
     files of the same name, keep others), "error" (refuse a non-empty root) or
     "delete_matching" (empty each folder that gets data first). ``filesystem``: a pyarrow or
-    fsspec filesystem for paths; ``options`` go to the writer (compression, ...)."""
+    fsspec filesystem for paths; ``options`` go to the writer (compression, ...).
+    ``metadata_collector``: a list each file's FileMetaData is appended to, its file_path
+    relative to the root (for :func:`writer.write_metadata`)."""
     if existing_data_behavior not in BEHAVIORS:
         raise ValueError(f"existing_data_behavior must be one of {BEHAVIORS}, not {existing_data_behavior!r}")
     template = f"{uuid.uuid4().hex}-{{i}}.parquet" if basename_template is None else basename_template
@@ -77,6 +79,7 @@ def write_to_dataset(table: Any, root_path: str | os.PathLike, partition_cols: S
     else:
         # A Table read from a file prints as pyarrow reads the file; Arrow data, in its own units.
         parts = _partitions(rest, key_columns, arrow_units=not isinstance(table, Table))
+    collector = options.pop("metadata_collector", None)
     written = []
     for segments, part in parts:
         folder = fs.join(root, *segments)
@@ -84,9 +87,15 @@ def write_to_dataset(table: Any, root_path: str | os.PathLike, partition_cols: S
             fs.clear(folder)
         fs.make_dir(folder)
         # One file per folder in a call, so {i} is always 0: pyarrow counts per folder.
-        path = fs.join(folder, template.replace("{i}", "0"))
-        with ParquetWriter(path, part.schema, element_names=names, filesystem=filesystem, **options) as writer:
+        basename = template.replace("{i}", "0")
+        path = fs.join(folder, basename)
+        collected: list = []
+        with ParquetWriter(path, part.schema, element_names=names, filesystem=filesystem,
+                           metadata_collector=collected, **options) as writer:
             writer.write_table(part)
+        if collector is not None:  # as pyarrow: each file's footer, its path relative to the root
+            collected[0].set_file_path("/".join((*segments, basename)))
+            collector.append(collected[0])
         written.append(path)
     return written
 

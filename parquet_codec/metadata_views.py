@@ -13,8 +13,10 @@ order is signed, and only ``min_value``/``max_value`` for the others.
 
 from __future__ import annotations
 
+import os
+import struct
 from collections.abc import Callable
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 
@@ -28,9 +30,11 @@ from parquet_codec.format.ttypes import (
     Encoding,
     Type,
 )
-from parquet_codec.metadata import FileMetadata, key_value_bytes
+from parquet_codec.metadata import MAGIC, FileMetadata, key_value_bytes
 from parquet_codec.schema import SchemaNode
+from parquet_codec.sink import open_sink
 from parquet_codec.statistics import SIGNED, UNDEFINED, sort_order
+from parquet_codec.thrift_io import serialize
 from parquet_codec.types import LogicalInfo, logical_info, to_pylist
 
 #: The ColumnMetaData of a chunk (row group, leaf): decrypted when the reader can.
@@ -87,6 +91,41 @@ class FileMetaData(_View):
         """The key-value metadata as bytes, as pyarrow gives it (None when there is none)."""
         pairs = self._wrapped.key_value_metadata
         return {key_value_bytes(k): b"" if v is None else key_value_bytes(v) for k, v in pairs.items()} or None
+
+    def set_file_path(self, path: str) -> None:
+        """Name the file every column chunk lies in, as a ``_metadata``
+        summary file names each data file (relative to the dataset's root)."""
+        top = self._wrapped.to_thrift()
+        for group in top.row_groups:
+            for chunk in group.columns:
+                chunk.file_path = path
+        self._replace(top)
+
+    def append_row_groups(self, other: FileMetaData) -> None:
+        """Add the row groups of ``other`` (a file of the same schema) after these."""
+        top, theirs = self._wrapped.to_thrift(), other.footer.to_thrift()
+        if top.schema != theirs.schema:
+            raise ValueError(f"append_row_groups requires equal schemas: this one has {self.num_columns} "
+                             f"columns, the other {other.num_columns}, or they differ in a type or name")
+        top.row_groups = list(top.row_groups) + list(theirs.row_groups)
+        top.num_rows += theirs.num_rows
+        self._replace(top)
+
+    def write_metadata_file(self, where: str | os.PathLike | BinaryIO, filesystem: Any = None) -> None:
+        """Write the footer alone as a Parquet file (a ``_metadata`` or
+        ``_common_metadata`` file): magic, FileMetaData, its length, magic."""
+        body = serialize(self._wrapped.to_thrift())
+        sink = open_sink(where, filesystem)
+        try:
+            sink.write(MAGIC + body + struct.pack("<I", len(body)) + MAGIC)
+            sink.commit()
+        except BaseException:
+            sink.abort()
+            raise
+
+    def _replace(self, top: Any) -> None:
+        self._wrapped = FileMetadata(serialize(top))
+        self._groups.clear()
 
     def row_group(self, index: int) -> RowGroupMetaData:
         view = self._groups.get(index)

@@ -43,6 +43,7 @@ committed.
 from __future__ import annotations
 
 import dataclasses
+import io
 import os
 import struct
 from collections.abc import Mapping, Sequence
@@ -63,7 +64,8 @@ from parquet_codec.format.ttypes import (
     TypeDefinedOrder,
 )
 from parquet_codec.levels import shred
-from parquet_codec.metadata import MAGIC, key_value_bytes
+from parquet_codec.metadata import MAGIC, FileMetadata, key_value_bytes
+from parquet_codec.metadata_views import FileMetaData as MetadataView
 from parquet_codec.schema import Schema, SchemaNode
 from parquet_codec.sink import open_sink
 from parquet_codec.spark import ROW_METADATA_KEY, row_metadata
@@ -272,6 +274,7 @@ class ParquetWriter:
             if kv else None,
             column_orders=[ColumnOrder(TYPE_ORDER=TypeDefinedOrder()) for _ in self.schema.leaves],
         )
+        self._written_meta = meta
         if self._encryptor is not None:
             return footer_bytes(meta, self._encryptor)
         body = serialize(meta)
@@ -291,6 +294,8 @@ class ParquetWriter:
             self.abort()
             raise
         self._closed = True
+        if self.options.metadata_collector is not None:
+            self.options.metadata_collector.append(MetadataView(FileMetadata(serialize(self._written_meta))))
 
     def _store_key_material(self) -> None:
         """External key material (CryptoFactory with internal_key_material=False): the
@@ -367,6 +372,27 @@ def _table_bytes(table: Table) -> int:
     return sum(size(c.array) for c in table.columns)
 
 
+def write_metadata(schema: Any, where: str | os.PathLike | BinaryIO, metadata_collector: Sequence[Any] | None = None,
+                   filesystem: Any = None, **options: Any) -> None:
+    """Write a footer-only Parquet file for ``schema`` (a :class:`Schema` or a pyarrow
+    schema), as ``pyarrow.parquet.write_metadata``: ``_common_metadata`` without
+    ``metadata_collector``; ``_metadata`` with it, holding the row groups of every
+    FileMetaData collected (each with its file_path set)."""
+    empty = io.BytesIO()
+    with ParquetWriter(empty, schema, **options):
+        pass
+    summary = MetadataView(FileMetadata(_footer_of(empty.getvalue())))
+    for collected in metadata_collector or ():
+        summary.append_row_groups(collected)
+    summary.write_metadata_file(where, filesystem)
+
+
+def _footer_of(data: bytes) -> bytes:
+    """The serialized FileMetaData of a plaintext file's bytes."""
+    length = struct.unpack("<I", data[-8:-4])[0]
+    return data[-8 - length : -8]
+
+
 def write_table(table: Any, where: str | os.PathLike | BinaryIO, *, schema: Schema | None = None,
                 **options: Any) -> None:
     """Write ``table`` (a :class:`Table`, a pyarrow Table, a pandas DataFrame, a
@@ -380,4 +406,5 @@ def write_table(table: Any, where: str | os.PathLike | BinaryIO, *, schema: Sche
         writer.write_table(table)
 
 
-__all__ = ["CREATED_BY", "DEFAULT_ROW_GROUP_SIZE", "ParquetWriter", "SortKey", "WriterOptions", "write_table"]
+__all__ = ["CREATED_BY", "DEFAULT_ROW_GROUP_SIZE", "ParquetWriter", "SortKey", "WriterOptions", "write_metadata",
+           "write_table"]

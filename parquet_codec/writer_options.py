@@ -12,7 +12,7 @@ column or a dotted leaf path, and a top-level name covers every leaf under it.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from parquet_codec.column_writer import (
@@ -148,6 +148,8 @@ class WriterOptions:
     filesystem: Any = None
     #: pyarrow's batch size for its column writers; pages here are cut by size, so it has no use.
     write_batch_size: int | None = None
+    #: A list the written file's FileMetaData (metadata_views) is appended to on close, as pyarrow's.
+    metadata_collector: list | None = field(default=None, compare=False)
     #: pyarrow's content-defined page chunking; not implemented (a true value raises).
     use_content_defined_chunking: Any = False
 

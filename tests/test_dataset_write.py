@@ -421,3 +421,33 @@ def test_fsspec_filesystem(tmp_path):
     pc.write_to_dataset(table.slice(1, 1), root, ["k"], filesystem=local, basename_template="n-{i}.parquet",
                         existing_data_behavior="delete_matching")
     assert tree(tmp_path / "data") == ["k=1/part-0.parquet", "k=2/n-0.parquet"]
+
+
+# ---------------------------------------------------------------- _metadata summary files
+
+
+def test_metadata_collector_and_summary_files_interoperate_with_pyarrow(tmp_path):
+    table = pa.table({"k": [1, 1, 2, 3], "v": [1.0, 2.0, 3.0, None]})
+    ours, theirs = tmp_path / "ours", tmp_path / "theirs"
+    collected: list = []
+    pc.write_to_dataset(table, ours, partition_cols=["k"], metadata_collector=collected)
+    paths = sorted(m.row_group(0).column(0).file_path for m in collected)
+    assert paths == sorted(os.path.relpath(p, ours).replace(os.sep, "/") for p in _files(ours))
+    pc.write_metadata(table.select(["v"]).schema, ours / "_metadata", metadata_collector=collected)
+    pc.write_metadata(table.schema, ours / "_common_metadata")
+    # pyarrow reads the dataset through our _metadata, and our _common_metadata's schema.
+    summary = pq.read_metadata(ours / "_metadata")
+    assert (summary.num_row_groups, summary.num_rows) == (3, 4)
+    via_summary = ds.parquet_dataset(str(ours / "_metadata"), partitioning="hive").to_table()
+    assert sorted(via_summary.to_pylist(), key=str) == sorted(table.to_pylist(), key=str)
+    assert pq.read_metadata(ours / "_common_metadata").schema.to_arrow_schema() == table.schema
+    assert sorted(pc.read_table(ours).to_pylist(), key=str) == sorted(table.to_pylist(), key=str)  # summaries skipped
+    # pyarrow's summary, read here: the same footer as pyarrow sees.
+    gathered: list = []
+    pq.write_to_dataset(table, theirs, partition_cols=["k"], metadata_collector=gathered)
+    pq.write_metadata(table.select(["v"]).schema, theirs / "_metadata", metadata_collector=gathered)
+    assert pc.read_metadata(theirs / "_metadata").to_dict() == pq.read_metadata(theirs / "_metadata").to_dict()
+
+
+def _files(root) -> list[str]:
+    return [os.path.join(d, f) for d, _, names in os.walk(root) for f in names]

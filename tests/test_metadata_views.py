@@ -140,3 +140,22 @@ def test_encrypted_columns_show_their_decrypted_metadata(tmp_path):
     md = pc.read_metadata(path, decryption=keys)
     assert md.row_group(0).column(0).statistics.max == 7
     assert md.row_group(0).column(1).statistics.max == 2
+
+
+def test_set_file_path_append_row_groups_and_write_metadata_file(tmp_path):
+    collected: list = []
+    for name, values in (("a.parquet", [1, 2]), ("b.parquet", [3])):
+        pc.write_table(pc.Table.from_pydict({"x": values}), tmp_path / name, metadata_collector=collected)
+        collected[-1].set_file_path(name)
+    summary = collected[0]
+    summary.append_row_groups(collected[1])
+    assert (summary.num_row_groups, summary.num_rows) == (2, 3)
+    assert [summary.row_group(i).column(0).file_path for i in range(2)] == ["a.parquet", "b.parquet"]
+    summary.write_metadata_file(tmp_path / "_metadata")
+    theirs = pq.read_metadata(tmp_path / "_metadata")
+    assert theirs.to_dict() == pc.read_metadata(tmp_path / "_metadata").to_dict()
+    assert [theirs.row_group(i).column(0).file_path for i in range(2)] == ["a.parquet", "b.parquet"]
+    other = []
+    pc.write_table(pc.Table.from_pydict({"y": [1]}), tmp_path / "c.parquet", metadata_collector=other)
+    with pytest.raises(ValueError, match="equal schemas"):
+        summary.append_row_groups(other[0])
