@@ -2,7 +2,7 @@
 
 With ``partition_cols`` the rows are split by the values of those columns into
 hive folders ``key=value/...``; each folder gets one file of its rows, without
-the partition columns. Folder names are pyarrow's: values formatted as Arrow
+the partition columns (or several, of ``max_rows_per_file`` rows). Folder names are pyarrow's: values formatted as Arrow
 casts them to text, then percent-encoded except ``A-Z a-z 0-9 - _ . ~``
 (Arrow's "uri" segment encoding), null as ``__HIVE_DEFAULT_PARTITION__``.
 Arrow cuts a byte string at its first NUL and routes rows by folder, so rows
@@ -14,7 +14,8 @@ from __future__ import annotations
 import math
 import os
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
@@ -43,23 +44,45 @@ class DatasetExistsError(FileExistsError, ValueError):
     (a ValueError too, as pyarrow's ArrowInvalid for the same case)."""
 
 
+@dataclass(frozen=True)
+class WrittenFile:
+    """What ``file_visitor`` is given for each file, as pyarrow's WrittenFile:
+    its path, its footer (file_path relative to the root) and its size."""
+
+    path: str
+    metadata: Any
+    size: int
+
+
 def write_to_dataset(table: Any, root_path: str | os.PathLike, partition_cols: Sequence[str] | None = None, *,
                      basename_template: str | None = None, existing_data_behavior: str = "overwrite_or_ignore",
-                     filesystem: Any = None, **options: Any) -> list[str]:
+                     filesystem: Any = None, max_partitions: int = 1024, max_rows_per_file: int = 0,
+                     max_rows_per_group: int | None = None, file_visitor: Callable[[WrittenFile], None] | None = None,
+                     metadata_collector: list | None = None, **options: Any) -> list[str]:
     """Write ``table`` (anything :func:`convert.to_table` takes) under ``root_path``; the paths written.
 
-    ``basename_template`` holds ``{i}`` once, numbered per folder as pyarrow does (default
+    ``basename_template`` holds ``{i}``, numbered per folder as pyarrow does (default
     ``<uuid4 hex>-{i}.parquet``). ``existing_data_behavior``: "overwrite_or_ignore" (replace
     files of the same name, keep others), "error" (refuse a non-empty root) or
     "delete_matching" (empty each folder that gets data first). ``filesystem``: a pyarrow or
-    fsspec filesystem for paths; ``options`` go to the writer (compression, ...).
-    ``metadata_collector``: a list each file's FileMetaData is appended to, its file_path
-    relative to the root (for :func:`writer.write_metadata`)."""
+    fsspec filesystem for paths. As pyarrow's: more than ``max_partitions`` folders is an
+    error; ``max_rows_per_file`` (0: no limit) splits a folder's rows over files
+    ``{i}`` = 0, 1, ...; ``max_rows_per_group`` is the files' row group size;
+    ``file_visitor`` is called with a :class:`WrittenFile` for each file, and
+    ``metadata_collector`` gets each file's FileMetaData (for :func:`writer.write_metadata`).
+    ``options`` go to the writer (compression, ...); pyarrow's ``use_threads``,
+    ``max_open_files`` and ``min_rows_per_group`` are accepted and change nothing."""
+    for unused in ("use_threads", "max_open_files", "min_rows_per_group", "create_dir"):
+        options.pop(unused, None)
+    if max_rows_per_group is not None:
+        options.setdefault("row_group_size", max_rows_per_group)
     if existing_data_behavior not in BEHAVIORS:
         raise ValueError(f"existing_data_behavior must be one of {BEHAVIORS}, not {existing_data_behavior!r}")
     template = f"{uuid.uuid4().hex}-{{i}}.parquet" if basename_template is None else basename_template
     if template.count("{i}") != 1 or "/" in template:
         raise ValueError(f"basename_template must hold '{{i}}' exactly once and no '/': {template!r}")
+    if max_rows_per_file < 0:
+        raise ValueError(f"max_rows_per_file must be 0 (no limit) or positive, not {max_rows_per_file}")
     keys = list(partition_cols or [])
     if len(set(keys)) != len(keys):
         raise ValueError(f"partition_cols names a column twice: {keys}")
@@ -79,24 +102,30 @@ def write_to_dataset(table: Any, root_path: str | os.PathLike, partition_cols: S
     else:
         # A Table read from a file prints as pyarrow reads the file; Arrow data, in its own units.
         parts = _partitions(rest, key_columns, arrow_units=not isinstance(table, Table))
-    collector = options.pop("metadata_collector", None)
+    if len(parts) > max_partitions:
+        raise ValueError(f"Fragment would be written into {len(parts)} partitions. "
+                         f"This exceeds the maximum of {max_partitions}")
     written = []
     for segments, part in parts:
         folder = fs.join(root, *segments)
         if existing_data_behavior == "delete_matching":
             fs.clear(folder)
         fs.make_dir(folder)
-        # One file per folder in a call, so {i} is always 0: pyarrow counts per folder.
-        basename = template.replace("{i}", "0")
-        path = fs.join(folder, basename)
-        collected: list = []
-        with ParquetWriter(path, part.schema, element_names=names, filesystem=filesystem,
-                           metadata_collector=collected, **options) as writer:
-            writer.write_table(part)
-        if collector is not None:  # as pyarrow: each file's footer, its path relative to the root
-            collected[0].set_file_path("/".join((*segments, basename)))
-            collector.append(collected[0])
-        written.append(path)
+        step = max_rows_per_file or max(part.num_rows, 1)
+        for i, start in enumerate(range(0, max(part.num_rows, 1), step)):  # {i} counts per folder, as pyarrow
+            basename = template.replace("{i}", str(i))
+            path = fs.join(folder, basename)
+            collected: list = []
+            with ParquetWriter(path, part.schema, element_names=names, filesystem=filesystem,
+                               metadata_collector=collected, **options) as writer:
+                writer.write_table(part.slice(start, step) if max_rows_per_file else part)
+            footer = collected[0]
+            footer.set_file_path("/".join((*segments, basename)))  # relative to the root, as pyarrow
+            if metadata_collector is not None:
+                metadata_collector.append(footer)
+            if file_visitor is not None:
+                file_visitor(WrittenFile(path, footer, fs.size(path)))
+            written.append(path)
     return written
 
 

@@ -40,6 +40,12 @@ class Filesystem:
     def delete_file(self, path: str) -> None:
         (self.fs.delete_file if self._pyarrow else self.fs.rm)(path)
 
+    def size(self, path: str) -> int:
+        """The size of the file at ``path`` in bytes."""
+        if self.fs is None:
+            return os.path.getsize(path)
+        return self.fs.get_file_info(path).size if self._pyarrow else self.fs.size(path)
+
     def make_dir(self, folder: str) -> None:
         """Create ``folder`` and its parents; nothing when it exists."""
         if self.fs is None:

@@ -451,3 +451,32 @@ def test_metadata_collector_and_summary_files_interoperate_with_pyarrow(tmp_path
 
 def _files(root) -> list[str]:
     return [os.path.join(d, f) for d, _, names in os.walk(root) for f in names]
+
+
+def test_files_split_by_max_rows_per_file_with_visitor_as_pyarrow(tmp_path):
+    table = pa.table({"k": [1, 1, 1, 1, 1, 2], "v": list(range(6))})
+    ours_seen, theirs_seen = [], []
+    pc.write_to_dataset(table, tmp_path / "ours", partition_cols=["k"], basename_template="part-{i}.parquet",
+                        max_rows_per_file=2, max_rows_per_group=1, file_visitor=ours_seen.append)
+    ds.write_dataset(table, tmp_path / "theirs", format="parquet", partitioning=["k"], partitioning_flavor="hive",
+                     basename_template="part-{i}.parquet", max_rows_per_file=2, max_rows_per_group=1,
+                     file_visitor=theirs_seen.append)
+
+    def listing(root, seen):
+        files = {os.path.relpath(f.path, root).replace(os.sep, "/"): (f.metadata.num_rows, f.metadata.num_row_groups,
+                                                                        f.metadata.row_group(0).column(0).file_path)
+                 for f in seen}
+        assert all(f.size == os.path.getsize(f.path) for f in seen)
+        return files
+
+    assert listing(tmp_path / "ours", ours_seen) == listing(tmp_path / "theirs", theirs_seen)
+    for name in ("k=1/part-0.parquet", "k=1/part-2.parquet"):
+        assert pc.read_table(tmp_path / "ours" / name).to_pylist() == pq.read_table(tmp_path / "theirs" / name).to_pylist()
+
+
+def test_max_partitions_refuses_more_folders(tmp_path):
+    table = pa.table({"k": list(range(6)), "v": list(range(6))})
+    with pytest.raises(ValueError, match="6 partitions. This exceeds the maximum of 3"):
+        pc.write_to_dataset(table, tmp_path / "d", partition_cols=["k"], max_partitions=3)
+    assert not (tmp_path / "d").exists() or not os.listdir(tmp_path / "d")
+    assert len(pc.write_to_dataset(table, tmp_path / "d", partition_cols=["k"], max_partitions=6)) == 6

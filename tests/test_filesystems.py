@@ -33,6 +33,7 @@ def test_files_through_a_filesystem(tmp_path, fs) -> None:
     with files.open_output(first) as out:
         out.write(b"data")
     files.move(first, second)
+    assert files.size(second) == 4
     with files.open_input(second) as source:
         assert source.read() == b"data"
     files.delete_file(second)
@@ -50,6 +51,6 @@ def test_folders_on_the_local_disk(tmp_path) -> None:
     assert not files.has_entries(folder)
     files.make_dir(files.join(folder, "sub"))
     (tmp_path / "a" / "f").write_bytes(b"x")
-    assert files.has_entries(folder)
+    assert files.has_entries(folder) and files.size(str(tmp_path / "a" / "f")) == 1
     files.clear(folder)
     assert list((tmp_path / "a").iterdir()) == []
