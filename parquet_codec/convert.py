@@ -37,6 +37,7 @@ from parquet_codec.arrays import Array, ListArray, MapArray, PrimitiveArray, Str
 from parquet_codec.arrow_schema import ArrowField, decode_schema
 from parquet_codec.errors import SchemaError
 from parquet_codec.format.ttypes import SchemaElement, Type
+from parquet_codec.metadata import key_value_text
 from parquet_codec.nested import LIST, MAP, PRIMITIVE, STRUCT, Field
 from parquet_codec.schema import Schema, group, list_, map_, primitive
 from parquet_codec.table import Table
@@ -282,7 +283,7 @@ def from_arrow(table: Any, schema: Schema | None = None) -> Table:
 
 def _arrow_origin(schema: Any) -> tuple[dict[str, str], dict[str, ArrowField]]:
     """A pyarrow schema's metadata, and its fields as the ARROW:schema a writer stores."""
-    metadata = {k.decode("utf-8", "replace"): v.decode("utf-8", "replace") for k, v in (schema.metadata or {}).items()}
+    metadata = {key_value_text(k): key_value_text(v) for k, v in (schema.metadata or {}).items()}
     stored = decode_schema(schema.remove_metadata().serialize().to_pybytes())
     return metadata, {f.name: f for f in stored.fields}
 

@@ -166,4 +166,9 @@ def key_value_bytes(text: object) -> bytes:
     return str(text).encode("utf-8", "surrogateescape")
 
 
-__all__ = ["FileMetadata", "key_value_bytes", "read_footer", "MAGIC", "ENCRYPTED_MAGIC"]
+def key_value_text(raw: bytes) -> str:
+    """Stored key-value bytes as text: the inverse of :func:`key_value_bytes`."""
+    return bytes(raw).decode("utf-8", "surrogateescape")
+
+
+__all__ = ["FileMetadata", "key_value_bytes", "key_value_text", "read_footer", "MAGIC", "ENCRYPTED_MAGIC"]

@@ -82,3 +82,17 @@ def test_arrow_and_pandas() -> None:
     assert to_table(table) is table
     with pytest.raises(SchemaError):
         to_table(42)
+
+
+def test_arrow_schema_metadata_that_is_not_utf8_is_kept_byte_for_byte():
+    import pyarrow.parquet as pq
+
+    import parquet_codec as pc
+
+    stored = {b"k\xff": b"v\xfe\x00x", b"ok": b"yes"}
+    table = pc.Table.from_arrow(pa.table({"a": [1]}).replace_schema_metadata(stored))
+    assert table.to_arrow().schema.metadata == stored
+    sink = io.BytesIO()
+    pc.write_table(table, sink)
+    written = pq.read_metadata(io.BytesIO(sink.getvalue())).metadata
+    assert {k: v for k, v in written.items() if k != b"ARROW:schema"} == stored
