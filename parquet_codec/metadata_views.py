@@ -6,9 +6,12 @@ Each view wraps the decoded Thrift struct (spec, "Metadata") and passes every
 other attribute through to it, so ``row_group(0).columns[0].meta_data`` still
 reaches the struct itself. Statistics bounds are given as the Python values
 ``to_pylist`` gives for the column (int, float, str, bytes, Decimal, date,
-time, datetime), the raw PLAIN bytes as ``min_raw`` / ``max_raw``. As pyarrow
-does, the deprecated ``min``/``max`` fields count only for columns whose
-order is signed, and only ``min_value``/``max_value`` for the others.
+time, datetime), the raw PLAIN bytes as ``min_raw`` / ``max_raw``. Which
+bounds count is Arrow's rule: ``min_value``/``max_value`` under a TYPE_ORDER
+column order, the deprecated ``min``/``max`` in files without column orders,
+none under another column order or for a type without a defined order; and
+no statistics at all where the writer is known to have compared byte arrays
+as signed bytes (parquet-mr before 1.10, parquet-cpp before 1.3).
 """
 
 from __future__ import annotations
