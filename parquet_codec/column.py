@@ -185,10 +185,9 @@ def _check_meta(meta: ColumnMetaData, leaf: SchemaNode) -> None:
 # Data pages with levels are held back, split but not decoded, until they
 # hold this many levels or values bytes: then the level streams of all of
 # them are decoded in one pass (encodings.rle_batch), saving the fixed
-# per-page cost. About a million levels measured best (the nullable benchmark's
-# chunks: 3% faster than half that); beyond, arrays leave the cache.
-_BATCH_LEVELS = 1 << 20
-_BATCH_BYTES = 8 * 2**20
+# per-page cost. Larger batches measured slower again (arrays leave the cache).
+_BATCH_LEVELS = 1 << 19
+_BATCH_BYTES = 4 * 2**20
 # Dictionary indices are decoded (encodings.dictionary.IndexPages) this many at a time.
 _BATCH_INDICES = 1 << 19
 
