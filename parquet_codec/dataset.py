@@ -231,4 +231,10 @@ def read_table(source: Source, columns: Sequence[str] | None = None, filters: ob
     return read_file(source, columns, filters, **options)
 
 
-__all__ = ["DataFile", "discover", "infer_type", "read_dataset", "read_table"]
+def read_pandas(source: Source, columns: Sequence[str] | None = None, **options: object) -> Table:
+    """:func:`read_table` with ``use_pandas_metadata=True``, as pyarrow's: the
+    index columns pandas stored are read too, so ``to_pandas`` restores the index."""
+    return read_table(source, columns, use_pandas_metadata=True, **options)
+
+
+__all__ = ["DataFile", "discover", "infer_type", "read_dataset", "read_pandas", "read_table"]

@@ -49,7 +49,8 @@ def _name(names: dict, value: int | None) -> str | None:
 
 
 class _View:
-    """Attributes it does not define come from the wrapped struct."""
+    """Attributes it does not define come from the wrapped struct; views are
+    equal when their structs are (pyarrow's ``equals``)."""
 
     _wrapped: Any
 
@@ -57,6 +58,17 @@ class _View:
         if name.startswith("_"):  # (not the struct's: also keeps copy and pickle from recursing)
             raise AttributeError(name)
         return getattr(self._wrapped, name)
+
+    def _struct(self) -> Any:
+        return self._wrapped
+
+    def equals(self, other: object) -> bool:
+        return type(other) is type(self) and self._struct() == other._struct()
+
+    def __eq__(self, other: object) -> bool:
+        return self.equals(other)
+
+    __hash__ = None  # type: ignore[assignment]  # (mutable, as the structs)
 
 
 class FileMetaData(_View):
@@ -125,6 +137,9 @@ class FileMetaData(_View):
         except BaseException:
             sink.abort()
             raise
+
+    def _struct(self) -> Any:
+        return self._wrapped.to_thrift()
 
     def _replace(self, top: Any) -> None:
         self._wrapped = FileMetadata(serialize(top))
@@ -195,6 +210,9 @@ class ColumnChunkMetaData(_View):
 
     def _field(self, name: str) -> Any:
         return None if self._meta is None else getattr(self._meta, name)
+
+    def _struct(self) -> Any:
+        return self._wrapped, self._meta
 
     @property
     def file_path(self) -> str:

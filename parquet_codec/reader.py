@@ -78,6 +78,7 @@ class ParquetFile:
         self.verify_checksums = verify_checksums
         self.memory_limit = memory_limit
         self._decryptors: dict[tuple[int, int], Any] = {}  # (row group, leaf) -> ColumnChunkDecryptor | None
+        self._closed = False
         try:
             if decryption is not None:
                 from parquet_codec.crypto import resolve_decryption
@@ -381,8 +382,18 @@ class ParquetFile:
             exc.add_context(file=self._source.name, row_group=row_group, column=leaf.dotted_path)
             raise
 
+    def scan_contents(self, columns: Sequence[str] | None = None, batch_size: int = 65536) -> int:
+        """Read every value of ``columns`` (all by default), batch by batch, and
+        return the number of rows read, as pyarrow's (a full decode, checks included)."""
+        return sum(batch.num_rows for batch in self.iter_batches(batch_size, columns=columns))
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
     def close(self) -> None:
         self._source.close()
+        self._closed = True
 
     def __enter__(self) -> ParquetFile:
         return self

@@ -78,3 +78,14 @@ def test_folder_errors(tmp_path):
     pq.write_table(pa.table({"x": [1]}), tmp_path / "notapartition" / "part-0.parquet")
     with pytest.raises(SchemaError, match="key=value"):
         discover(str(tmp_path))
+
+
+def test_read_pandas_reads_the_stored_index_as_pyarrow(tmp_path):
+    pd = pytest.importorskip("pandas")
+    pq = pytest.importorskip("pyarrow.parquet")
+    frame = pd.DataFrame({"a": [1, 2, 3]}, index=pd.Index(["x", "y", "z"], name="idx"))
+    path = tmp_path / "f.parquet"
+    frame.to_parquet(path)
+    ours = pc.read_pandas(path, columns=["a"])
+    assert ours.column_names == pq.read_pandas(path, columns=["a"]).column_names == ["a", "idx"]
+    pd.testing.assert_frame_equal(ours.to_pandas(), frame)

@@ -159,3 +159,16 @@ def test_set_file_path_append_row_groups_and_write_metadata_file(tmp_path):
     pc.write_table(pc.Table.from_pydict({"y": [1]}), tmp_path / "c.parquet", metadata_collector=other)
     with pytest.raises(ValueError, match="equal schemas"):
         summary.append_row_groups(other[0])
+
+
+def test_equals_as_pyarrow(tmp_path):
+    path = tmp_path / "t.parquet"
+    pc.write_table(pc.Table.from_pydict({"x": [1, 2], "y": ["a", "b"]}), path)
+    first, second = pc.read_metadata(path), pc.read_metadata(path)
+    assert first.equals(second) and first == second
+    assert first.row_group(0) == second.row_group(0)
+    assert first.row_group(0).column(1) == second.row_group(0).column(1)
+    assert first.row_group(0).column(1).statistics == second.row_group(0).column(1).statistics
+    assert first.row_group(0).column(0) != first.row_group(0).column(1)
+    second.set_file_path("elsewhere.parquet")
+    assert not first.equals(second) and first != second

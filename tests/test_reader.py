@@ -315,3 +315,15 @@ def test_read_schema_is_pyarrows(tmp_path):
     # (with check_metadata, pyarrow also compares the name of a map's entries field,
     # which it takes from the column's name: that one difference is known)
     assert ours.equals(theirs) and ours.metadata == theirs.metadata
+
+
+def test_scan_contents_and_closed_as_pyarrow(tmp_path):
+    path = tmp_path / "t.parquet"
+    pq.write_table(pa.table({"x": list(range(10)), "y": [str(i) for i in range(10)]}), path, row_group_size=4)
+    pf = reader.ParquetFile(path)
+    theirs = pq.ParquetFile(path)
+    assert not pf.closed
+    assert pf.scan_contents() == theirs.scan_contents() == 10
+    assert pf.scan_contents(["y"], batch_size=3) == theirs.scan_contents(["y"], batch_size=3)
+    pf.close()
+    assert pf.closed
