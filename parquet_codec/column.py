@@ -376,7 +376,10 @@ class _ChunkReader:
             self.reps.append(_batch_levels(pending, "rep", counts, leaf.max_repetition_level, "repetition"))
         defs = _batch_levels(pending, "defs", counts, leaf.max_definition_level, "definition")
         self.defs.append(defs)
-        present = defs == leaf.max_definition_level
+        if leaf.max_definition_level == 1 and defs.dtype == np.uint8:
+            present = defs.view(np.bool_)  # levels 0 and 1, as bytes
+        else:
+            present = defs == leaf.max_definition_level
         start = 0
         for (page, sections), levels in zip(pending, counts.tolist(), strict=True):
             count = int(np.count_nonzero(present[start : start + levels]))
@@ -536,7 +539,8 @@ def _batch_levels(pending: list[tuple[RawPage, PageSections]], name: str, counts
     width = max_level.bit_length()
     streams = [getattr(sections, name) for _, sections in pending]
     bounds = np.concatenate(([0], np.cumsum([len(s) for s in streams], dtype=np.int64)))
-    narrow = LEVEL_DTYPE if width < 16 else None  # every value of the width fits
+    # Levels of up to 8 bits stay one byte each (a maximum of 1 makes them a validity mask).
+    narrow = (np.uint8 if width <= 8 else LEVEL_DTYPE) if width < 16 else None  # every value of the width fits
     levels = decode_streams(np.frombuffer(b"".join(streams), dtype=np.uint8), bounds, counts, width, narrow)
     if levels is None:
         levels = np.concatenate([_page_levels(page, stream, width, int(count))
@@ -546,7 +550,7 @@ def _batch_levels(pending: list[tuple[RawPage, PageSections]], name: str, counts
         page = pending[int(np.searchsorted(np.cumsum(counts), int(np.argmax(levels > max_level)), side="right"))][0]
         raise CorruptFileError(f"{kind} level {int(levels.max())} exceeds the column's maximum {max_level}",
                                page=page.ordinal, file_offset=page.offset)
-    return levels.astype(LEVEL_DTYPE, copy=False)
+    return levels if levels.dtype == np.uint8 else levels.astype(LEVEL_DTYPE, copy=False)
 
 
 def _page_levels(page: RawPage, stream: memoryview, width: int, count: int) -> np.ndarray:

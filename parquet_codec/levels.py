@@ -191,7 +191,10 @@ class _Assembler:
                                    f"where {len(out)} rows are expected")
         validity = None
         if data.def_levels is not None and field.def_level > 0:
-            valid = data.def_levels >= field.def_level
+            if field.node.max_definition_level == 1 and data.def_levels.dtype == np.uint8:
+                valid = data.def_levels.view(np.bool_)  # levels 0 and 1 (column.py keeps them as bytes)
+            else:
+                valid = data.def_levels >= field.def_level
             validity = None if valid.all() else valid
         return _scatter_into(data.values, validity, out)
 
