@@ -15,6 +15,8 @@ import struct
 from collections.abc import Callable
 from typing import NamedTuple
 
+import numpy as np
+
 from parquet_codec import compression
 from parquet_codec.crypto import FileDecryptionProperties
 from parquet_codec.encodings import (
@@ -27,6 +29,7 @@ from parquet_codec.encodings import (
     decode_indices,
     decode_plain,
 )
+from parquet_codec.encodings.rle_batch import decode_streams
 from parquet_codec.errors import DecryptionError, ParquetError
 from parquet_codec.format.ttypes import Type
 from parquet_codec.io import BufferSource
@@ -115,6 +118,37 @@ def _physical(p: DecodeParams) -> int:
     return _PHYSICAL[p.width % len(_PHYSICAL)]
 
 
+def level_streams_payload(streams: list[tuple[bytes, int]]) -> bytes:
+    """The payload :func:`_level_streams` reads: the stream count, each
+    stream's value count and byte length (u32), then the streams."""
+    head = bytes([len(streams) - 1]) + b"".join(struct.pack("<I", c) for _, c in streams)
+    return head + b"".join(struct.pack("<I", len(s)) for s, _ in streams) + b"".join(s for s, _ in streams)
+
+
+def _level_streams(p: DecodeParams, d: memoryview) -> None:
+    """Many level streams decoded together (what a column chunk's pages get)
+    must agree with decoding them one by one, or decline (None)."""
+    width, k = p.width % 32 + 1, (d[0] % 32 + 1) if len(d) else 0
+    head = 1 + 8 * k
+    if not k or len(d) <= head:
+        return
+    counts = np.frombuffer(d[1 : 1 + 4 * k], dtype="<u4").astype(np.int64) % (1 << 16)
+    data = np.frombuffer(d[head:], dtype=np.uint8)
+    cuts = np.frombuffer(d[1 + 4 * k : head], dtype="<u4").astype(np.int64).cumsum() % len(data)
+    bounds = np.unique(np.concatenate(([0], cuts, [len(data)])))
+    counts = counts[: len(bounds) - 1]
+    got = decode_streams(data, bounds, counts, width, np.uint8 if width <= 8 else None)
+    if got is None:
+        return
+    try:
+        expected = [RleBitPackedHybrid.decode(data[a:b], width, int(c))[0]
+                    for a, b, c in zip(bounds[:-1].tolist(), bounds[1:].tolist(), counts, strict=True)]
+    except ParquetError as exc:
+        raise AssertionError(f"decode_streams accepted streams one of which is malformed: {exc}") from None
+    if not np.array_equal(got, np.concatenate(expected)):
+        raise AssertionError("decode_streams disagrees with decoding the streams one by one")
+
+
 _DECODERS: tuple[Callable[[DecodeParams, memoryview], object], ...] = (
     lambda p, d: decode_plain(d, _physical(p), p.count, type_length=p.type_length),
     lambda p, d: RleBitPackedHybrid.decode(d, p.width % 66, p.count, length_prefixed=bool(p.width & 0x80)),
@@ -125,9 +159,10 @@ _DECODERS: tuple[Callable[[DecodeParams, memoryview], object], ...] = (
     lambda p, d: DeltaByteArray.decode(d, _physical(p), p.count, type_length=p.type_length),
     lambda p, d: ByteStreamSplit.decode(d, _physical(p), p.count, type_length=p.type_length),
     lambda p, d: compression.decompress(p.width % 9, d, p.size),
+    _level_streams,
 )
 DECODER_NAMES = ("plain", "rle", "bit_packed", "dictionary_indices", "delta_binary_packed",
-                 "delta_length_byte_array", "delta_byte_array", "byte_stream_split", "decompress")
+                 "delta_length_byte_array", "delta_byte_array", "byte_stream_split", "decompress", "level_streams")
 
 
 def decode(data: bytes) -> None:
@@ -178,5 +213,5 @@ TARGETS: dict[str, Callable[[bytes], None]] = {"read": read, "footer": footer, "
 # Targets whose errors must say where (a file offset, row group, column or page).
 NEEDS_WHERE = {"read": True, "footer": True, "decode": False, "decrypt": True}
 
-__all__ = ["DECODER_NAMES", "MEMORY_LIMIT", "NEEDS_WHERE", "PARAMS", "TARGETS", "DecodeParams", "decode_params",
+__all__ = ["DECODER_NAMES", "level_streams_payload", "MEMORY_LIMIT", "NEEDS_WHERE", "PARAMS", "TARGETS", "DecodeParams", "decode_params",
            "encode_params"]
