@@ -136,7 +136,7 @@ def _level_streams(p: DecodeParams, d: memoryview) -> None:
     data = np.frombuffer(d[head:], dtype=np.uint8)
     cuts = np.frombuffer(d[1 + 4 * k : head], dtype="<u4").astype(np.int64).cumsum() % len(data)
     bounds = np.unique(np.concatenate(([0], cuts, [len(data)])))
-    counts = counts[: len(bounds) - 1]
+    counts = np.resize(counts, len(bounds) - 1)  # (the cuts may make one stream more)
     got = decode_streams(data, bounds, counts, width, np.uint8 if width <= 8 else None)
     if got is None:
         return

@@ -440,3 +440,20 @@ def test_optional_columns_without_nulls_decode_into_the_column_and_lying_statist
     # Every chunk claims to hold no nulls: "b" is decoded in place, then spread out.
     monkeypatch.setattr(pc.reader, "_nulls_absent", lambda meta, leaf: leaf.max_repetition_level == 0)
     assert pc.read_table(data).to_pylist() == expected
+
+
+@pytest.mark.parametrize("width", [1, 2, 4, 8])
+def test_decode_streams_skips_empty_rle_runs_whatever_their_value(width):
+    # A run of no values (the format asks for at least one; some streams hold them)
+    # adds nothing, whatever value it names, also at a byte-aligned start.
+    empty = bytes([0, (1 << width) - 1])  # header 0: an RLE run of 0 values
+    values = np.array([1, 0, 1, 1, 0, 0, 1, 0] * 2, dtype=np.uint32) & ((1 << width) - 1)
+    body = RleBitPackedHybrid.encode(values, width)
+    streams = [empty + body, body + empty * 3 + body, empty * 2 + body]
+    counts = np.array([16, 32, 16])
+    data = np.frombuffer(b"".join(streams), dtype=np.uint8)
+    bounds = np.concatenate(([0], np.cumsum([len(s) for s in streams])))
+    expected = np.concatenate([RleBitPackedHybrid.decode(s, width, int(c))[0] for s, c in zip(streams, counts, strict=True)])
+    got = decode_streams(data, bounds, counts, width, np.uint8)
+    assert got is not None
+    np.testing.assert_array_equal(got, expected)

@@ -225,8 +225,10 @@ def _materialize_tiling(data: np.ndarray, payload: np.ndarray, packed: np.ndarra
         start, take = start * bit_width, take * bit_width
     bits = np.zeros((count * bit_width + 7) // 8 + 1, dtype=np.uint8)
     _lay_packed(bits, data, payload.take(bp), start.take(bp), take.take(bp))
-    # Runs of zeros leave their bits as they are. (flatnonzero is far faster on bools.)
-    filled = np.flatnonzero(repeated.view(np.bool_) if bit_width == 1 else repeated != 0)
+    # Runs of zeros leave their bits as they are, and so do empty runs (a value
+    # repeated no times). (flatnonzero is far faster on bools.)
+    nonzero = repeated.view(np.bool_) if bit_width == 1 else repeated != 0
+    filled = np.flatnonzero(nonzero & (take.take(rle) > 0))
     runs = rle.take(filled)
     tile = None if bit_width == 1 else repeated.take(filled) * np.uint8(0xFF // ((1 << bit_width) - 1))
     _fill_bits(bits, start.take(runs), take.take(runs), tile)
