@@ -131,6 +131,7 @@ class ParquetWriter:
         self._encryptor = _file_encryptor(opts.encryption, schema)
         self._trailing = TrailingModules()  # page indexes and bloom filters, written on close
         self._row_groups: list[RowGroup] = []
+        self._written_meta: FileMetaData | None = None  # the footer, once written (for metadata_collector)
         self._chunks: list[list[ChunkOut]] = []
         self._num_rows = 0
         self._closed = False
@@ -378,6 +379,8 @@ def write_metadata(schema: Any, where: str | os.PathLike | BinaryIO, metadata_co
     schema), as ``pyarrow.parquet.write_metadata``: ``_common_metadata`` without
     ``metadata_collector``; ``_metadata`` with it, holding the row groups of every
     FileMetaData collected (each with its file_path set)."""
+    if options.get("encryption") or options.get("encryption_properties"):
+        raise UnsupportedError("write_metadata writes plaintext footers only")
     empty = io.BytesIO()
     with ParquetWriter(empty, schema, **options):
         pass

@@ -172,3 +172,4 @@ def test_equals_as_pyarrow(tmp_path):
     assert first.row_group(0).column(0) != first.row_group(0).column(1)
     second.set_file_path("elsewhere.parquet")
     assert not first.equals(second) and first != second
+

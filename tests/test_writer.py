@@ -38,7 +38,7 @@ from parquet_codec.format.ttypes import (
 from parquet_codec.reader import ParquetFile, read_table
 from parquet_codec.schema import Schema, group, list_, map_, primitive
 from parquet_codec.table import Table
-from parquet_codec.writer import CREATED_BY, ParquetWriter, SortKey, write_table
+from parquet_codec.writer import CREATED_BY, ParquetWriter, SortKey, write_metadata, write_table
 
 ROWS = 240
 CODECS = ["none", "snappy", "gzip", "brotli", "zstd", "lz4", "lz4_hadoop"]
@@ -403,3 +403,14 @@ def test_written_file_has_the_mode_open_would_give(tmp_path):
     os.chmod(path, 0o640)
     pc.write_table({"a": [2]}, path)  # replacing keeps the existing file's mode
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o640
+
+
+def test_write_metadata_writes_plaintext_footers_only():
+    from parquet_codec import FileEncryptionProperties, UnsupportedError
+
+    props = FileEncryptionProperties(footer_key=b"0123456789012345")
+    with pytest.raises(UnsupportedError, match="plaintext"):
+        write_metadata(Table.from_pydict({"a": [1]}).schema, io.BytesIO(), encryption=props)
+    sink = io.BytesIO()
+    write_metadata(Table.from_pydict({"a": [1]}).schema, sink)  # _common_metadata: the schema, no row groups
+    assert pq.read_metadata(io.BytesIO(sink.getvalue())).num_row_groups == 0
