@@ -2,7 +2,7 @@
 
 from parquet_codec._version import __version__
 from parquet_codec.crypto import CryptoFactory, FileDecryptionProperties, FileEncryptionProperties
-from parquet_codec.dataset import read_dataset, read_pandas, read_table
+from parquet_codec.dataset import ParquetDataset, read_dataset, read_pandas, read_table
 from parquet_codec.dataset_write import write_to_dataset
 from parquet_codec.errors import (
     ChecksumError,
@@ -37,6 +37,7 @@ __all__ = [
     "FileEncryptionProperties",
     "FileMetaData",
     "MetadataError",
+    "ParquetDataset",
     "ParquetError",
     "ParquetFile",
     "ParquetWriter",

@@ -20,10 +20,11 @@ from urllib.parse import unquote
 import numpy as np
 
 from parquet_codec.arrays import Array, BinaryArray, PrimitiveArray
-from parquet_codec.errors import SchemaError
+from parquet_codec.errors import SchemaError, UnsupportedError
 from parquet_codec.format.ttypes import LogicalType, MicroSeconds, SchemaElement, TimestampType, TimeUnit
 from parquet_codec.io import Source
 from parquet_codec.predicate import Filter, Predicate, parse_filters
+from parquet_codec.reader import ParquetFile
 from parquet_codec.reader import read_table as read_file
 from parquet_codec.schema import Schema, primitive
 from parquet_codec.table import Table
@@ -183,7 +184,12 @@ def _file_filter(filt: Filter | None, values: dict[str, object]) -> tuple[bool, 
 def read_dataset(folder: str, columns: Sequence[str] | None = None, filters: object = None,
                  **options: object) -> Table:
     """Every data file of ``folder`` as one Table, partition columns last."""
-    files = discover(folder)
+    return _read_data_files(discover(folder), columns, filters, **options)
+
+
+def _read_data_files(files: list[DataFile], columns: Sequence[str] | None, filters: object,
+                     **options: object) -> Table:
+    """The files as one Table, each with its partition values as columns (last)."""
     keys = [k for k, _ in files[0].partition]
     kinds = {k: infer_type([dict(f.partition)[k] for f in files]) for k in keys}
     wanted_keys = keys if columns is None else [c for c in columns if c in kinds]
@@ -237,4 +243,66 @@ def read_pandas(source: Source, columns: Sequence[str] | None = None, **options:
     return read_table(source, columns, use_pandas_metadata=True, **options)
 
 
-__all__ = ["DataFile", "discover", "infer_type", "read_dataset", "read_pandas", "read_table"]
+class ParquetDataset:
+    """``pyarrow.parquet.ParquetDataset``: a folder of Parquet files (hive
+    partitions, as :func:`read_dataset` reads them), one file or a list of
+    files, read as one table. ``filters`` apply to every read; ``options``
+    are :func:`read_table`'s. Only local paths, and the files' own schema."""
+
+    def __init__(self, path_or_paths: Source | Sequence[Source], filesystem: object = None, schema: object = None,
+                 *, filters: object = None, partitioning: str | None = "hive", **options: object) -> None:
+        if filesystem is not None or schema is not None:
+            raise UnsupportedError("ParquetDataset reads local paths with the files' own schema "
+                                   "(filesystem and schema are not supported)")
+        if partitioning not in ("hive", None):
+            raise UnsupportedError(f"partitioning {partitioning!r}: only 'hive' (or None) is supported")
+        if isinstance(path_or_paths, (str, os.PathLike)) and os.path.isdir(path_or_paths):
+            found = discover(os.fspath(path_or_paths))
+        elif isinstance(path_or_paths, (str, os.PathLike)):
+            found = [DataFile(os.fspath(path_or_paths), ())]  # one file: no partition values, as pyarrow
+        else:
+            # As pyarrow: the key=value folders in each listed file's path are its partition values.
+            found = [DataFile(os.fspath(p), _path_partition(os.fspath(p))) for p in path_or_paths]
+        if not found:
+            raise SchemaError("ParquetDataset needs at least one file")
+        if partitioning is None:
+            found = [DataFile(f.path, ()) for f in found]
+        elif len({tuple(k for k, _ in f.partition) for f in found}) > 1:
+            raise SchemaError("the files lie under different partition keys")
+        self._found = found
+        self._filters = filters
+        self._options = options
+
+    @property
+    def files(self) -> list[str]:
+        """The data files read, in the order read."""
+        return [f.path for f in self._found]
+
+    @property
+    def schema(self) -> Schema:
+        """The schema of the table :meth:`read` gives (partition columns last);
+        no row group is read."""
+        found = self._found
+        with ParquetFile(found[0].path, **self._options) as pf:
+            table = pf.read_row_groups([])
+        keys = [k for k, _ in found[0].partition]
+        return _with_partitions(table, [(k, infer_type([dict(f.partition)[k] for f in found]), None)
+                                        for k in keys]).schema
+
+    def read(self, columns: Sequence[str] | None = None, use_threads: bool = True,
+             use_pandas_metadata: bool = False) -> Table:
+        options = dict(self._options, use_threads=use_threads, use_pandas_metadata=use_pandas_metadata)
+        return _read_data_files(self._found, columns, self._filters, **options)
+
+    def read_pandas(self, **kwargs: object) -> Table:
+        """:meth:`read` with ``use_pandas_metadata=True``, as pyarrow's."""
+        return self.read(use_pandas_metadata=True, **kwargs)
+
+
+def _path_partition(path: str) -> tuple[tuple[str, str | None], ...]:
+    """The partition values of the ``key=value`` folders in ``path``."""
+    folders = os.path.dirname(path).replace(os.sep, "/").split("/")
+    return tuple(_partition(f, os.path.dirname(path)) for f in folders if "=" in f)
+
+
+__all__ = ["DataFile", "ParquetDataset", "discover", "infer_type", "read_dataset", "read_pandas", "read_table"]

@@ -8,7 +8,7 @@ import pytest
 
 import parquet_codec as pc
 from parquet_codec.dataset import discover, infer_type
-from parquet_codec.errors import SchemaError
+from parquet_codec.errors import SchemaError, UnsupportedError
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
@@ -89,3 +89,29 @@ def test_read_pandas_reads_the_stored_index_as_pyarrow(tmp_path):
     ours = pc.read_pandas(path, columns=["a"])
     assert ours.column_names == pq.read_pandas(path, columns=["a"]).column_names == ["a", "idx"]
     pd.testing.assert_frame_equal(ours.to_pandas(), frame)
+
+
+def test_parquet_dataset_reads_as_pyarrows(tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    root = tmp_path / "d"
+    pq.write_to_dataset(pa.table({"k": [1, 1, 2], "v": [1.0, 2.0, 3.0], "s": ["a", "b", None]}), root,
+                        partition_cols=["k"])
+    ours, theirs = pc.ParquetDataset(root), pq.ParquetDataset(root)
+    assert sorted(ours.files) == sorted(theirs.files)
+    assert [f.name for f in ours.schema.fields] == theirs.schema.names
+
+    def rows(table: object) -> list:
+        return sorted(table.to_pylist(), key=str)
+
+    assert rows(ours.read()) == rows(theirs.read())
+    assert rows(ours.read(columns=["s", "k"])) == rows(theirs.read(columns=["s", "k"]))
+    kept = [("k", "=", 2)]
+    assert rows(pc.ParquetDataset(root, filters=kept).read()) == rows(pq.ParquetDataset(root, filters=kept).read())
+    files = sorted(ours.files)  # a list of files: the key=value folders in their paths are partitions
+    for partitioning in ("hive", None):
+        assert pc.ParquetDataset(files, partitioning=partitioning).read().to_pylist() == \
+            pq.ParquetDataset(files, partitioning=partitioning).read().to_pylist()
+    assert pc.ParquetDataset(files[0]).read().to_pylist() == pq.ParquetDataset(files[0]).read().to_pylist()
+    with pytest.raises(UnsupportedError):
+        pc.ParquetDataset(root, partitioning="directory")
