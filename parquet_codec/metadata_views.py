@@ -21,10 +21,6 @@ import struct
 from collections.abc import Callable
 from typing import Any, BinaryIO
 
-import numpy as np
-
-from parquet_codec.arrays import BinaryArray, PrimitiveArray
-from parquet_codec.encodings.plain import decode_plain
 from parquet_codec.format.ttypes import (
     ColumnChunk,
     ColumnMetaData,
@@ -36,9 +32,9 @@ from parquet_codec.format.ttypes import (
 from parquet_codec.metadata import MAGIC, FileMetadata, key_value_bytes
 from parquet_codec.schema import SchemaNode
 from parquet_codec.sink import open_sink
-from parquet_codec.statistics import SIGNED, UNDEFINED, sort_order
+from parquet_codec.statistics import SIGNED, UNDEFINED, bound_value, sort_order
 from parquet_codec.thrift_io import serialize
-from parquet_codec.types import LogicalInfo, logical_info, to_pylist
+from parquet_codec.types import LogicalInfo, logical_info
 
 #: The ColumnMetaData of a chunk (row group, leaf): decrypted when the reader can.
 MetaOf = Callable[[int, SchemaNode], ColumnMetaData | None]
@@ -320,8 +316,9 @@ class ColumnChunkMetaData(_View):
         stats = self.statistics
         return {
             "file_offset": self.file_offset, "file_path": self.file_path, "physical_type": self.physical_type,
-            "num_values": self.num_values, "path_in_schema": self.path_in_schema, "is_stats_set": self.is_stats_set,
-            "statistics": None if stats is None else stats.to_dict(), "geo_statistics": self.geo_statistics, "compression": self.compression,
+            "num_values": self.num_values, "path_in_schema": self.path_in_schema, "is_stats_set": stats is not None,
+            "statistics": None if stats is None else stats.to_dict(), "geo_statistics": self.geo_statistics,
+            "compression": self.compression,
             "encodings": self.encodings, "has_dictionary_page": self.has_dictionary_page,
             "dictionary_page_offset": self.dictionary_page_offset, "data_page_offset": self.data_page_offset,
             "total_compressed_size": self.total_compressed_size,
@@ -339,6 +336,8 @@ class Statistics(_View):
         self._leaf = leaf
         self._info: LogicalInfo = logical_info(leaf.element)
         self._order = order  # which bounds count: see ColumnChunkMetaData._bounds_order
+        #: The column's sort order: "signed", "unsigned" or "undefined".
+        self.order = sort_order(self._info)
 
     @property
     def physical_type(self) -> str | None:
@@ -367,18 +366,13 @@ class Statistics(_View):
     @property
     def _bounds(self) -> tuple[bytes, bytes] | None:
         stats = self._wrapped
-        if self._order is None or sort_order(self._info) == UNDEFINED:
+        if self._order is None or self.order == UNDEFINED:
             return None
         if self._order == "type" and stats.min_value is not None and stats.max_value is not None:
             return stats.min_value, stats.max_value
         if stats.min is not None and stats.max is not None and (self._order == "legacy" or self.order == SIGNED):
             return stats.min, stats.max
         return None
-
-    @property
-    def order(self) -> str:
-        """The column's sort order: "signed", "unsigned" or "undefined"."""
-        return sort_order(self._info)
 
     @property
     def has_min_max(self) -> bool:
@@ -414,25 +408,11 @@ class Statistics(_View):
         """A bound as the column's Python value; the bytes themselves where they
         do not decode as one value of the type (pyarrow keeps FLOAT16 and
         INTERVAL bounds as bytes too)."""
-        if raw is None:
-            return None
-        info = self._info
-        physical = info.physical_type
-        if physical == Type.BYTE_ARRAY:
-            array = BinaryArray.of(np.array([0, len(raw)], dtype=np.int64), np.frombuffer(raw, dtype=np.uint8))
-        elif info.kind in ("float16", "interval", "int96"):
+        if raw is None or self._info.kind in ("float16", "interval", "int96"):
             return raw
-        else:
-            try:
-                values = decode_plain(raw, physical, 1, type_length=info.type_length)[0]
-            except Exception:  # a bound of the wrong size: show what is stored
-                return raw
-            if physical == Type.FIXED_LEN_BYTE_ARRAY and len(raw) != info.type_length:
-                return raw
-            array = PrimitiveArray.of(values)
         try:
-            return to_pylist(array, info)[0]
-        except Exception:  # e.g. a date beyond Python's range: show what is stored
+            return bound_value(raw, self._info)
+        except Exception:  # a bound of the wrong size, a date beyond Python's range: show what is stored
             return raw
 
     def to_dict(self) -> dict[str, Any]:

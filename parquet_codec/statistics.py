@@ -29,13 +29,15 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from parquet_codec.arrays import Array, BinaryArray
+from parquet_codec.arrays import Array, BinaryArray, PrimitiveArray
 from parquet_codec.encodings.byte_arrays import TAIL_MASKS, words_at
+from parquet_codec.encodings.plain import decode_plain, type_name
 from parquet_codec.format.ttypes import SizeStatistics, Statistics, Type
-from parquet_codec.types import LogicalInfo
+from parquet_codec.types import LogicalInfo, to_pylist
 
 SIGNED, UNSIGNED, UNDEFINED = "signed", "unsigned", "undefined"
 
@@ -284,6 +286,30 @@ def to_thrift(bounds: Bounds | None, null_count: int, info: LogicalInfo, *,
 # ---------------------------------------------------------------- size statistics
 
 
+def bound_value(raw: bytes | None, info: LogicalInfo) -> Any:
+    """A statistics bound (PLAIN bytes, byte arrays without their length) as a
+    Python value of the column's type; raises ValueError when it cannot be."""
+    if raw is None:
+        return None
+    raw = bytes(raw)
+    physical = info.physical_type
+    array: Array
+    if physical == Type.BYTE_ARRAY:
+        array = BinaryArray.of(np.array([0, len(raw)], dtype=np.int64), np.frombuffer(raw, dtype=np.uint8))
+    elif physical == Type.FIXED_LEN_BYTE_ARRAY or physical == Type.INT96:
+        array = PrimitiveArray.of(np.frombuffer(raw, dtype=np.uint8).reshape(1, len(raw)))
+    elif physical == Type.BOOLEAN:
+        if len(raw) != 1:
+            raise ValueError("BOOLEAN bound is not one byte")
+        array = PrimitiveArray.of(np.array([raw[0] != 0]))
+    else:
+        values, used = decode_plain(raw, physical, 1)
+        if used != len(raw):
+            raise ValueError(f"bound of {len(raw)} bytes for a {type_name(physical)} column")
+        array = PrimitiveArray.of(values)
+    return to_pylist(array, info)[0]
+
+
 def level_histogram(levels: np.ndarray | None, max_level: int, count: int) -> list[int]:
     """How many slots have each level 0..max_level (all at 0 when there are no levels)."""
     if levels is None:
@@ -335,5 +361,5 @@ def size_counts(values: Array, def_levels: np.ndarray | None, rep_levels: np.nda
 __all__ = [
     "SIGNED", "UNSIGNED", "UNDEFINED", "DEFAULT_TRUNCATE_LENGTH", "Bounds", "SizeCounts",
     "sort_order", "writes_legacy_bounds", "value_bounds", "encode_bound", "truncate_min", "truncate_max",
-    "to_thrift", "level_histogram", "size_counts",
+    "to_thrift", "level_histogram", "size_counts", "bound_value",
 ]

@@ -24,7 +24,6 @@ from parquet_codec.cli.common import (
     source_of,
 )
 from parquet_codec.cli.render import (
-    bound_value,
     clip,
     codec_name,
     encoding_name,
@@ -41,7 +40,7 @@ from parquet_codec.format.ttypes import PageType
 from parquet_codec.page import RawPage, iter_pages, read_data_page, read_page_header, verify_crc
 from parquet_codec.reader import ParquetFile
 from parquet_codec.schema import SchemaNode, annotation_text
-from parquet_codec.statistics import writes_legacy_bounds
+from parquet_codec.statistics import bound_value, writes_legacy_bounds
 from parquet_codec.types import LogicalInfo, logical_info
 
 SPARK_SCHEMA_KEY = "org.apache.spark.sql.parquet.row.metadata"

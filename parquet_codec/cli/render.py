@@ -14,10 +14,9 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from parquet_codec.arrays import Array, BinaryArray, PrimitiveArray
-from parquet_codec.encodings import decode_plain
 from parquet_codec.format.ttypes import CompressionCodec, Encoding, PageType, Type
-from parquet_codec.types import LogicalInfo, to_pylist
+from parquet_codec.statistics import bound_value
+from parquet_codec.types import LogicalInfo
 
 MAX_CELL = 40
 
@@ -98,30 +97,6 @@ def clip(text: str, width: int = MAX_CELL) -> str:
 # ---------------------------------------------------------------- statistics bounds
 
 
-def bound_value(raw: bytes | None, info: LogicalInfo) -> Any:
-    """A statistics bound (PLAIN bytes, byte arrays without their length) as a
-    Python value of the column's type; raises ValueError when it cannot be."""
-    if raw is None:
-        return None
-    raw = bytes(raw)
-    physical = info.physical_type
-    array: Array
-    if physical == Type.BYTE_ARRAY:
-        array = BinaryArray.of(np.array([0, len(raw)], dtype=np.int64), np.frombuffer(raw, dtype=np.uint8))
-    elif physical == Type.FIXED_LEN_BYTE_ARRAY or physical == Type.INT96:
-        array = PrimitiveArray.of(np.frombuffer(raw, dtype=np.uint8).reshape(1, len(raw)))
-    elif physical == Type.BOOLEAN:
-        if len(raw) != 1:
-            raise ValueError("BOOLEAN bound is not one byte")
-        array = PrimitiveArray.of(np.array([raw[0] != 0]))
-    else:
-        values, used = decode_plain(raw, physical, 1)
-        if used != len(raw):
-            raise ValueError(f"bound of {len(raw)} bytes for a {type_name(physical)} column")
-        array = PrimitiveArray.of(values)
-    return to_pylist(array, info)[0]
-
-
 def show_bound(raw: bytes | None, info: LogicalInfo, width: int = MAX_CELL) -> str:
     """A bound for display; hex when it does not decode (a truncated string)."""
     if raw is None:
@@ -181,6 +156,6 @@ def print_records(out: TextIO, records: list[dict[str, Any]], as_json: bool, *, 
 
 
 __all__ = [
-    "MAX_CELL", "bound_value", "clip", "codec_name", "encoding_name", "jsonable", "page_type_name", "print_records",
+    "MAX_CELL", "clip", "codec_name", "encoding_name", "jsonable", "page_type_name", "print_records",
     "print_table", "show_bound", "show_size", "table_lines", "text_cell", "to_json", "type_name",
 ]
