@@ -53,10 +53,19 @@ def discover(folder: str) -> list[DataFile]:
         found += [DataFile(os.path.join(root, f), parts) for f in sorted(files) if not f.startswith(("_", "."))]
     if not found:
         raise SchemaError(f"no Parquet files in folder {folder}")
+    _check_keys(found, f"files of {folder}")
+    return found
+
+
+def _check_keys(found: list[DataFile], what: str) -> None:
     keys = {tuple(k for k, _ in f.partition) for f in found}
     if len(keys) > 1:
-        raise SchemaError(f"files of {folder} lie under different partition keys: {sorted(keys)}")
-    return found
+        raise SchemaError(f"{what} lie under different partition keys: {sorted(keys)}")
+
+
+def _partition_kinds(files: list[DataFile]) -> dict[str, str]:
+    """Each partition key's type (:func:`infer_type`), in the files' key order."""
+    return {k: infer_type([dict(f.partition)[k] for f in files]) for k, _ in files[0].partition}
 
 
 def _partition(segment: str, root: str) -> tuple[str, str | None]:
@@ -190,9 +199,8 @@ def read_dataset(folder: str, columns: Sequence[str] | None = None, filters: obj
 def _read_data_files(files: list[DataFile], columns: Sequence[str] | None, filters: object,
                      **options: object) -> Table:
     """The files as one Table, each with its partition values as columns (last)."""
-    keys = [k for k, _ in files[0].partition]
-    kinds = {k: infer_type([dict(f.partition)[k] for f in files]) for k in keys}
-    wanted_keys = keys if columns is None else [c for c in columns if c in kinds]
+    kinds = _partition_kinds(files)
+    wanted_keys = list(kinds) if columns is None else [c for c in columns if c in kinds]
     file_columns = None if columns is None else [c for c in columns if c not in kinds]
     filt = parse_filters(filters)
     tables = []
@@ -267,8 +275,7 @@ class ParquetDataset:
             raise SchemaError("ParquetDataset needs at least one file")
         if partitioning is None:
             found = [DataFile(f.path, ()) for f in found]
-        elif len({tuple(k for k, _ in f.partition) for f in found}) > 1:
-            raise SchemaError("the files lie under different partition keys")
+        _check_keys(found, "the files")
         self._found = found
         self._filters = filters
         self._options = options
@@ -285,9 +292,7 @@ class ParquetDataset:
         found = self._found
         with ParquetFile(found[0].path, **self._options) as pf:
             table = pf.read_row_groups([])
-        keys = [k for k, _ in found[0].partition]
-        return _with_partitions(table, [(k, infer_type([dict(f.partition)[k] for f in found]), None)
-                                        for k in keys]).schema
+        return _with_partitions(table, [(k, kind, None) for k, kind in _partition_kinds(found).items()]).schema
 
     def read(self, columns: Sequence[str] | None = None, use_threads: bool = True,
              use_pandas_metadata: bool = False) -> Table:
