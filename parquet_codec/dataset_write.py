@@ -1,10 +1,11 @@
 """Writing a table as a folder of Parquet files, as ``pyarrow.parquet.write_to_dataset``.
 
 With ``partition_cols`` the rows are split by the values of those columns into
-hive folders ``key=value/...``; each folder gets one file of its rows, without
-the partition columns (or several, of ``max_rows_per_file`` rows). Folder names are pyarrow's: values formatted as Arrow
-casts them to text, then percent-encoded except ``A-Z a-z 0-9 - _ . ~``
-(Arrow's "uri" segment encoding), null as ``__HIVE_DEFAULT_PARTITION__``.
+hive folders ``key=value/...``; each folder gets one file of its rows (or
+several, of ``max_rows_per_file`` rows), without the partition columns.
+Folder names are pyarrow's: values formatted as Arrow casts them to text,
+then percent-encoded except ``A-Z a-z 0-9 - _ . ~`` (Arrow's "uri" segment
+encoding), null as ``__HIVE_DEFAULT_PARTITION__``.
 Arrow cuts a byte string at its first NUL and routes rows by folder, so rows
 whose values format alike share a folder and a file.
 """
@@ -111,14 +112,15 @@ def write_to_dataset(table: Any, root_path: str | os.PathLike, partition_cols: S
         if existing_data_behavior == "delete_matching":
             fs.clear(folder)
         fs.make_dir(folder)
-        step = max_rows_per_file or max(part.num_rows, 1)
-        for i, start in enumerate(range(0, max(part.num_rows, 1), step)):  # {i} counts per folder, as pyarrow
+        pieces = [part.slice(start, max_rows_per_file) for start in range(0, part.num_rows, max_rows_per_file)] \
+            if max_rows_per_file else [part]
+        for i, piece in enumerate(pieces):  # {i} counts per folder, as pyarrow
             basename = template.replace("{i}", str(i))
             path = fs.join(folder, basename)
             collected: list = []
-            with ParquetWriter(path, part.schema, element_names=names, filesystem=filesystem,
+            with ParquetWriter(path, piece.schema, element_names=names, filesystem=filesystem,
                                metadata_collector=collected, **options) as writer:
-                writer.write_table(part.slice(start, step) if max_rows_per_file else part)
+                writer.write_table(piece)
             footer = collected[0]
             footer.set_file_path("/".join((*segments, basename)))  # relative to the root, as pyarrow
             if metadata_collector is not None:
