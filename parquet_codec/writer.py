@@ -63,8 +63,9 @@ from parquet_codec.format.ttypes import (
     SortingColumn,
     TypeDefinedOrder,
 )
+from parquet_codec.io import BufferSource
 from parquet_codec.levels import shred
-from parquet_codec.metadata import MAGIC, FileMetadata, key_value_bytes
+from parquet_codec.metadata import MAGIC, FileMetadata, key_value_bytes, read_footer
 from parquet_codec.metadata_views import FileMetaData as MetadataView
 from parquet_codec.schema import Schema, SchemaNode
 from parquet_codec.sink import open_sink
@@ -384,16 +385,10 @@ def write_metadata(schema: Any, where: str | os.PathLike | BinaryIO, metadata_co
     empty = io.BytesIO()
     with ParquetWriter(empty, schema, **options):
         pass
-    summary = MetadataView(FileMetadata(_footer_of(empty.getvalue())))
+    summary = MetadataView(read_footer(BufferSource(empty.getvalue())))
     for collected in metadata_collector or ():
         summary.append_row_groups(collected)
     summary.write_metadata_file(where, filesystem)
-
-
-def _footer_of(data: bytes) -> bytes:
-    """The serialized FileMetaData of a plaintext file's bytes."""
-    length = struct.unpack("<I", data[-8:-4])[0]
-    return data[-8 - length : -8]
 
 
 def write_table(table: Any, where: str | os.PathLike | BinaryIO, *, schema: Schema | None = None,
