@@ -43,7 +43,7 @@ from parquet_codec.format.ttypes import (
     Type,
 )
 from parquet_codec.io import ByteSource
-from parquet_codec.levels import LEVEL_DTYPE, LeafData
+from parquet_codec.levels import LEVEL_DTYPE, LeafData, reaching
 from parquet_codec.limits import reserve_items
 from parquet_codec.memory import default_pool
 from parquet_codec.page import (
@@ -376,10 +376,7 @@ class _ChunkReader:
             self.reps.append(_batch_levels(pending, "rep", counts, leaf.max_repetition_level, "repetition"))
         defs = _batch_levels(pending, "defs", counts, leaf.max_definition_level, "definition")
         self.defs.append(defs)
-        if leaf.max_definition_level == 1 and defs.dtype == np.uint8:
-            present = defs.view(np.bool_)  # levels 0 and 1, as bytes
-        else:
-            present = defs == leaf.max_definition_level
+        present = reaching(defs, leaf.max_definition_level, leaf.max_definition_level)
         start = 0
         for (page, sections), levels in zip(pending, counts.tolist(), strict=True):
             count = int(np.count_nonzero(present[start : start + levels]))

@@ -57,6 +57,14 @@ class LeafData(NamedTuple):
     num_values: int
 
 
+def reaching(levels: np.ndarray, level: int, max_level: int) -> np.ndarray:
+    """Where ``levels`` (at most ``max_level``) reach ``level``, as a bool mask:
+    levels 0 and 1 held as bytes (column.py keeps them so) are one already."""
+    if max_level == 1 and levels.dtype == np.uint8:
+        return levels.view(np.bool_)
+    return levels >= level
+
+
 def row_starts(rep_levels: np.ndarray | None, num_values: int) -> np.ndarray:
     """Positions in a level stream where a record starts (repetition level 0),
     where a writer may cut pages and a reader may split batches."""
@@ -191,10 +199,7 @@ class _Assembler:
                                    f"where {len(out)} rows are expected")
         validity = None
         if data.def_levels is not None and field.def_level > 0:
-            if field.node.max_definition_level == 1 and data.def_levels.dtype == np.uint8:
-                valid = data.def_levels.view(np.bool_)  # levels 0 and 1 (column.py keeps them as bytes)
-            else:
-                valid = data.def_levels >= field.def_level
+            valid = reaching(data.def_levels, field.def_level, field.node.max_definition_level)
             validity = None if valid.all() else valid
         return _scatter_into(data.values, validity, out)
 
@@ -418,4 +423,4 @@ def _without_validity(array: Array) -> Array:
     return PrimitiveArray.of(array.values)
 
 
-__all__ = ["LeafData", "LEVEL_DTYPE", "assemble", "shred", "check_leaf", "row_starts", "num_rows"]
+__all__ = ["LeafData", "LEVEL_DTYPE", "assemble", "shred", "check_leaf", "reaching", "row_starts", "num_rows"]
