@@ -193,6 +193,11 @@ class RowGroupMetaData(_View):
                 "sorting_columns": list(self.sorting_columns)}
 
 
+def _meta_field(name: str) -> property:
+    """A ColumnChunkMetaData attribute that is the ColumnMetaData field ``name``."""
+    return property(lambda self: self._field(name), doc=f"ColumnMetaData.{name}")
+
+
 class ColumnChunkMetaData(_View):
     """pyarrow.parquet.ColumnChunkMetaData over a ColumnChunk struct and its
     ColumnMetaData (None for an encrypted column whose key is missing)."""
@@ -210,6 +215,16 @@ class ColumnChunkMetaData(_View):
     def _struct(self) -> Any:
         return self._wrapped, self._meta
 
+    # The ColumnMetaData fields pyarrow shows as they are (None without metadata).
+    num_values = _meta_field("num_values")
+    dictionary_page_offset = _meta_field("dictionary_page_offset")
+    data_page_offset = _meta_field("data_page_offset")
+    index_page_offset = _meta_field("index_page_offset")
+    total_compressed_size = _meta_field("total_compressed_size")
+    total_uncompressed_size = _meta_field("total_uncompressed_size")
+    bloom_filter_offset = _meta_field("bloom_filter_offset")
+    bloom_filter_length = _meta_field("bloom_filter_length")
+
     @property
     def file_path(self) -> str:
         return self._wrapped.file_path or ""
@@ -221,10 +236,6 @@ class ColumnChunkMetaData(_View):
     @property
     def path_in_schema(self) -> str:
         return self._leaf.dotted_path
-
-    @property
-    def num_values(self) -> int | None:
-        return self._field("num_values")
 
     @property
     def compression(self) -> str | None:
@@ -273,36 +284,8 @@ class ColumnChunkMetaData(_View):
         return self._field("dictionary_page_offset") is not None
 
     @property
-    def dictionary_page_offset(self) -> int | None:
-        return self._field("dictionary_page_offset")
-
-    @property
-    def data_page_offset(self) -> int | None:
-        return self._field("data_page_offset")
-
-    @property
     def has_index_page(self) -> bool:
         return self._field("index_page_offset") is not None
-
-    @property
-    def index_page_offset(self) -> int | None:
-        return self._field("index_page_offset")
-
-    @property
-    def total_compressed_size(self) -> int | None:
-        return self._field("total_compressed_size")
-
-    @property
-    def total_uncompressed_size(self) -> int | None:
-        return self._field("total_uncompressed_size")
-
-    @property
-    def bloom_filter_offset(self) -> int | None:
-        return self._field("bloom_filter_offset")
-
-    @property
-    def bloom_filter_length(self) -> int | None:
-        return self._field("bloom_filter_length")
 
     @property
     def has_offset_index(self) -> bool:
