@@ -8,9 +8,10 @@ Python values follow pyarrow's ``to_pylist``:
 - TIMESTAMP gives ``datetime``, naive for local semantics and carrying
   ``zoneinfo.ZoneInfo("UTC")`` when isAdjustedToUTC (pyarrow's tzinfo; it
   compares equal to any other UTC-aware datetime).
-- NANOS timestamps give a ``datetime`` when the value is a whole microsecond;
-  pyarrow returns a ``pandas.Timestamp`` there (equal to that datetime), and
-  without pandas raises for a sub-microsecond value, as this module does.
+- NANOS timestamps and nanosecond durations give ``pandas.Timestamp`` and
+  ``pandas.Timedelta`` when pandas is installed, as pyarrow does; without
+  pandas, a ``datetime``/``timedelta`` when the value is a whole microsecond,
+  and a sub-microsecond value raises (pyarrow raises too).
 - TIME gives ``datetime.time``, floored to microseconds and taken modulo one
   day, exactly as pyarrow computes it.
 - A value outside ``datetime``'s years 1..9999 raises :class:`UnsupportedError`
@@ -174,11 +175,27 @@ def _whole_micros(nanos: np.ndarray, what: str, holder: str) -> np.ndarray:
     return micros
 
 
+@functools.cache
+def _pandas() -> object | None:
+    """pandas, imported on first need; None when it is not installed."""
+    try:
+        import pandas
+    except ImportError:
+        return None
+    return pandas
+
+
 def timestamps_to_py(
     values: np.ndarray, unit: str, utc: bool, validity: np.ndarray | None = None, what: str = "timestamp"
 ) -> list:
-    """int64 timestamps as ``datetime`` objects (aware UTC when ``utc``)."""
-    micros = _micros(_zero_nulls(values, validity), unit, what)
+    """int64 timestamps as ``datetime`` objects (aware UTC when ``utc``);
+    nanoseconds as ``pandas.Timestamp`` when pandas is installed."""
+    values = _zero_nulls(values, validity)
+    pd = _pandas() if unit == "ns" else None
+    if pd is not None:
+        stamps = pd.DatetimeIndex(values.view("datetime64[ns]"))
+        return apply_nulls((stamps.tz_localize(UTC) if utc else stamps).to_list(), validity)
+    micros = _micros(values, unit, what)
     out = micros.astype("datetime64[us]").tolist()
     if utc:
         out = list(map(functools.partial(_dt.datetime.replace, tzinfo=UTC), out))
@@ -230,8 +247,12 @@ _MAX_TIMEDELTA_US = _dt.timedelta.max // _dt.timedelta(microseconds=1)
 
 def durations_to_py(values: np.ndarray, unit: str, validity: np.ndarray | None = None) -> list:
     """int64 durations as ``datetime.timedelta`` (pyarrow's ``to_pylist``); as for
-    NANOS timestamps, a value that is not a whole microsecond raises."""
+    NANOS timestamps, nanoseconds give ``pandas.Timedelta`` when pandas is
+    installed, and otherwise a value that is not a whole microsecond raises."""
     values = _zero_nulls(values, validity)
+    pd = _pandas() if unit == "ns" else None
+    if pd is not None:
+        return apply_nulls(pd.TimedeltaIndex(values.view("timedelta64[ns]")).to_list(), validity)
     if unit == "ns":
         micros = _whole_micros(values, "duration", "timedelta")
     else:
@@ -245,11 +266,13 @@ def durations_to_py(values: np.ndarray, unit: str, validity: np.ndarray | None =
     return apply_nulls(micros.astype("timedelta64[us]").tolist(), validity)
 
 
-def int96_to_py(values: np.ndarray, validity: np.ndarray | None = None, unit: str = "ns") -> list:
-    """INT96 values as naive ``datetime`` (pyarrow reads them as timestamp[ns],
-    so a sub-microsecond value raises as for NANOS timestamps); with a coarser
-    ``unit`` ("us", "ms", "s"), truncated to it first as pyarrow's coercion does."""
-    if unit != "ns":
+def int96_to_py(values: np.ndarray, validity: np.ndarray | None = None, unit: str | None = None) -> list:
+    """INT96 values as naive ``datetime``, exact to the microsecond over their
+    whole range (a sub-microsecond value raises: datetime cannot hold it).
+    With a ``unit`` ("ns", "us", "ms", "s"), as the int64 timestamps pyarrow's
+    coercion to that unit gives (truncated to it; nanoseconds as for NANOS
+    timestamps)."""
+    if unit is not None:
         counts = int96_to_int64(values, unit, validity)
         if unit == "s":
             counts, unit = counts * 1000, "ms"

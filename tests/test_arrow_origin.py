@@ -8,6 +8,7 @@ import io
 import pytest
 
 import parquet_codec as pc
+from parquet_codec import temporal
 from parquet_codec.arrow_schema import ARROW_SCHEMA_KEY, schema_from_metadata
 
 pa = pytest.importorskip("pyarrow")
@@ -115,8 +116,13 @@ def test_python_values_follow_the_stored_types() -> None:
     assert rows["s"] == [{"d": dt.timedelta(seconds=2)}] * 2
 
 
-def test_sub_microsecond_durations_cannot_become_timedelta() -> None:
-    raw = _pyarrow_file(pa.table({"d": pa.array([1], pa.duration("ns"))}))
+def test_nanosecond_durations_are_pandas_timedeltas_as_in_pyarrow(monkeypatch) -> None:
+    pytest.importorskip("pandas")
+    raw = _pyarrow_file(pa.table({"d": pa.array([1, None, 2000], pa.duration("ns"))}))
+    expected = pq.read_table(io.BytesIO(raw)).to_pylist()
+    ours = pc.read_table(io.BytesIO(raw)).to_pylist()
+    assert ours == expected and [type(r["d"]) for r in ours] == [type(r["d"]) for r in expected]
+    monkeypatch.setattr(temporal, "_pandas", lambda: None)  # timedelta cannot hold 1 ns
     with pytest.raises(pc.UnsupportedError, match="whole microsecond"):
         pc.read_table(io.BytesIO(raw)).to_pylist()
     assert pc.read_table(io.BytesIO(raw)).to_arrow().column("d").to_pylist() == pq.read_table(

@@ -327,3 +327,30 @@ def test_scan_contents_and_closed_as_pyarrow(tmp_path):
     assert pf.scan_contents(["y"], batch_size=3) == theirs.scan_contents(["y"], batch_size=3)
     pf.close()
     assert pf.closed
+
+
+DUCKDB_QUERIES = {
+    "scalars": "select range::INT i, range * 1000003 b, range / 7.0 d, range % 3 = 0 flag, 'v' || range s, "
+               "case when range % 5 = 0 then null else range end n, (range % 200)::UTINYINT ut, "
+               "range::UBIGINT ub, (range / 3)::DECIMAL(9, 2) d9, (range / 3)::DECIMAL(38, 10) d38, "
+               "DATE '2020-01-01' + range::INT dt, TIMESTAMP '2020-01-01' + to_microseconds(range) ts, "
+               "TIMESTAMPTZ '2020-01-01 00:00:00+00' + to_microseconds(range) tz, "
+               "TIMESTAMP_NS '2020-01-01 00:00:00.123456789' + to_microseconds(range) tns, "
+               "TIME '01:02:03' + to_microseconds(range) tm, INTERVAL 1 DAY * (range % 5) iv, "
+               "(range::VARCHAR)::JSON js, blob 'ab\\x00c' bl from range(5000)",
+    "nested": "select [range, range + 1] l, {'a': range, 'b': 'x' || range} st, map([range], ['v' || range]) m, "
+              "[[range], []] ll, case when range % 4 = 0 then null else [null, range] end ln, "
+              "[{'k': range}] ls from range(3000)",
+}
+
+
+@pytest.mark.parametrize("options", ["COMPRESSION zstd", "COMPRESSION snappy, PARQUET_VERSION v2, ROW_GROUP_SIZE 1000",
+                                     "COMPRESSION uncompressed, DICTIONARY_SIZE_LIMIT 10"])
+@pytest.mark.parametrize("query", DUCKDB_QUERIES)
+def test_files_duckdb_writes_read_like_pyarrow(query, options, tmp_path):
+    """Another writer's choices (its logical types, v2 pages, small
+    dictionaries), with pyarrow as the oracle: nanosecond timestamps included."""
+    duckdb = pytest.importorskip("duckdb")
+    path = tmp_path / "duck.parquet"
+    duckdb.connect().execute(f"COPY ({DUCKDB_QUERIES[query]}) TO '{path}' (FORMAT parquet, {options})")
+    assert first_difference(reader.read_table(path).to_pylist(), pq.read_table(path).to_pylist()) is None

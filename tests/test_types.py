@@ -143,8 +143,9 @@ def same(ours: object, theirs: object) -> bool:
         return type(ours) is float and ours == theirs and math.copysign(1, ours) == math.copysign(1, theirs)
     if isinstance(theirs, Decimal):
         return isinstance(ours, Decimal) and ours.as_tuple() == theirs.as_tuple()
-    if isinstance(theirs, dt.datetime):  # pandas.Timestamp for nanoseconds
-        return type(ours) is dt.datetime and ours == theirs and (ours.tzinfo is None) == (theirs.tzinfo is None)
+    if isinstance(theirs, dt.datetime):  # pyarrow's pandas.Timestamp for nanoseconds is ours too
+        kind_ok = type(ours) is type(theirs) or (type(theirs) is dt.datetime and isinstance(ours, dt.datetime))
+        return kind_ok and ours == theirs and (ours.tzinfo is None) == (theirs.tzinfo is None)
     return type(ours) is type(theirs) and ours == theirs
 
 
@@ -455,10 +456,9 @@ def test_int96_matches_pyarrow_in_range():
     buf = int96_file(rows)
     physical = physical_array(rows, "fixed", 12)
     assert all_same(to_pylist(physical, INT96_INFO), pyarrow_read(buf, coerce_int96_timestamp_unit="us").to_pylist())
-    in_ns = rows[:3] + [None]
-    assert all_same(
-        to_pylist(physical_array(in_ns, "fixed", 12), INT96_INFO), pyarrow_read(int96_file(in_ns)).to_pylist()
-    )
+    in_ns = rows[:3] + [None]  # pyarrow's default: pandas Timestamps; ours: the exact datetimes
+    theirs = [None if v is None else v.to_pydatetime() for v in pyarrow_read(int96_file(in_ns)).to_pylist()]
+    assert all_same(to_pylist(physical_array(in_ns, "fixed", 12), INT96_INFO), theirs)
 
 
 def test_int96_sub_microsecond_needs_arrow():
@@ -498,10 +498,22 @@ def test_out_of_range_temporal_values_raise_naming_the_index():
     assert to_pylist(garbage, stamp) == [None, dt.datetime(1970, 1, 1)]
 
 
-def test_nanosecond_timestamps():
-    """pyarrow returns pandas.Timestamp; we return the equal datetime when
-    the value is a whole microsecond and raise otherwise (as pyarrow does
-    without pandas)."""
+def test_nanosecond_timestamps_are_pandas_timestamps_as_in_pyarrow():
+    pa = pytest.importorskip("pyarrow")
+    pytest.importorskip("pandas")
+    for utc in (False, True):
+        info = LogicalInfo("timestamp", T.Type.INT64, unit="ns", utc=utc)
+        values = [1000, None, 1001, -(2**63), 2**63 - 1]
+        expected = pa.array(values, pa.timestamp("ns", tz="UTC" if utc else None)).to_pylist()
+        ours = to_pylist(physical_array(values, "int64"), info)
+        assert [type(v) for v in ours] == [type(v) for v in expected]
+        assert [None if v is None else repr(v) for v in ours] == [None if v is None else repr(v) for v in expected]
+
+
+def test_nanosecond_timestamps_without_pandas(monkeypatch):
+    """Without pandas: the equal datetime when the value is a whole
+    microsecond, else an error naming it (pyarrow raises too)."""
+    monkeypatch.setattr(temporal, "_pandas", lambda: None)
     info = LogicalInfo("timestamp", T.Type.INT64, unit="ns", utc=True)
     assert to_pylist(physical_array([1000, None], "int64"), info) == [
         dt.datetime(1970, 1, 1, 0, 0, 0, 1, tzinfo=dt.timezone.utc),
