@@ -55,6 +55,10 @@ def decode_streams(data: np.ndarray, bounds: np.ndarray, counts: np.ndarray, bit
         return None
     if (np.diff(bounds) <= 0).any() or (counts <= 0).any():
         return None
+    if n <= _SINGLE_RUN_BYTES * (len(bounds) - 1):
+        single = _single_runs(data, bounds, counts, bit_width, dtype or output_dtype(bit_width))
+        if single is not None:
+            return single
     runs = _short_header_runs(data, bounds, bit_width) or _any_header_runs(data, bounds, bit_width)
     if runs is None:
         return None
@@ -65,6 +69,37 @@ def decode_streams(data: np.ndarray, bounds: np.ndarray, counts: np.ndarray, bit
         return _materialize_tiling(data, runs.payload, runs.packed, take, int(counts.sum()), bit_width,
                                    dtype or np.uint32)
     return _materialize(data, runs.payload, runs.packed, take, bit_width, dtype or output_dtype(bit_width))
+
+
+#: Streams of at most this many bytes on average may each be one RLE run.
+_SINGLE_RUN_BYTES = 9
+
+
+def _single_runs(data: np.ndarray, bounds: np.ndarray, counts: np.ndarray, bit_width: int, dtype: type
+                 ) -> np.ndarray | None:
+    """The values when every stream is one RLE run (the definition levels of
+    pages without nulls, say): each stream's value repeated, without looking
+    for run headers; None when some stream is anything else."""
+    value_bytes = (bit_width + 7) // 8
+    starts = bounds[:-1]
+    header_bytes = np.diff(bounds) - value_bytes
+    if (header_bytes < 1).any() or (header_bytes > 5).any():
+        return None
+    padded = np.zeros(len(data) + 5, dtype=np.uint8)
+    padded[: len(data)] = data
+    header = np.zeros(len(starts), dtype=np.int64)
+    for k in range(int(header_bytes.max())):  # ULEB128: the bytes before the last have the continuation bit
+        byte = padded.take(starts + k).astype(np.int64)
+        inside, last = k < header_bytes, k == header_bytes - 1
+        if ((byte < 0x80) & inside & ~last).any() or ((byte >= 0x80) & last).any():
+            return None
+        header |= np.where(inside, (byte & 0x7F) << (7 * k), 0)
+    if (header & 1).any() or ((header >> 1) < counts).any():
+        return None  # a bit-packed run, or too few values
+    values = _little_endian(padded, starts + header_bytes, value_bytes)
+    if (values >> np.uint64(bit_width)).any():
+        return None
+    return np.repeat(values.astype(dtype), counts)
 
 
 class _Runs(NamedTuple):

@@ -1,7 +1,8 @@
 """Many RLE / bit-packing hybrid streams decoded together (encodings.rle_batch).
 
 decode_streams is compared with stream-by-stream decoding in
-tests/test_read_fast_paths.py; here, decode_parsed_streams."""
+tests/test_read_fast_paths.py; here, its streams of one RLE run each, and
+decode_parsed_streams."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import numpy as np
 import pytest
 
 from parquet_codec.encodings.rle import RleBitPackedHybrid
-from parquet_codec.encodings.rle_batch import decode_parsed_streams
+from parquet_codec.encodings.rle_batch import _single_runs, decode_parsed_streams, decode_streams
 from parquet_codec.encodings.varint import encode_uleb128
 from parquet_codec.errors import DecodingError
 
@@ -30,6 +31,41 @@ def _stream(rng: np.random.Generator, width: int) -> tuple[bytes, int]:
     groups = int(rng.integers(1, 4))
     out += encode_uleb128(groups << 1 | 1) + rng.integers(0, 256, groups * width, dtype=np.uint8).tobytes()
     return bytes(out), count + 8 * groups - int(rng.integers(0, 8))
+
+
+def _joined(streams: list[bytes]) -> tuple[np.ndarray, np.ndarray]:
+    return (np.frombuffer(b"".join(streams), dtype=np.uint8),
+            np.cumsum([0] + [len(s) for s in streams], dtype=np.int64))
+
+
+@pytest.mark.parametrize("width", [1, 2, 7, 9, 17, 32])
+def test_streams_of_one_rle_run_each(width):
+    """Pages without nulls: each level stream one RLE run (headers of 1 to 3
+    bytes), decoded by repeating the values; runs longer than the count too."""
+    lengths, top = [1, 63, 64, 8191, 20000, 300], (1 << width) - 1
+    values = [top, 0, 1 % (top + 1), top, top // 2, 0]
+    streams = [encode_uleb128(n << 1) + v.to_bytes(8, "little")[: (width + 7) // 8]
+               for n, v in zip(lengths, values, strict=True)]
+    counts = np.array(lengths[:-1] + [299])
+    data, bounds = _joined(streams)
+    assert _single_runs(data, bounds, counts, width, np.uint64) is not None
+    expected = np.concatenate([RleBitPackedHybrid.decode(s, width, int(c))[0] for s, c in zip(streams, counts, strict=True)])
+    got = decode_streams(data, bounds, counts, width)
+    assert got.dtype == expected.dtype
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_single_runs_decline_anything_else():
+    one = encode_uleb128(20 << 1) + b"\x01"
+    for other, count in [(encode_uleb128(1 << 1 | 1) + b"\x05", 8),  # bit-packed
+                         (encode_uleb128(5 << 1) + b"\x01", 6),  # covers too few values
+                         (encode_uleb128(5 << 1) + b"\x02", 5),  # value wider than one bit
+                         (b"\x80\x01\x01\x01", 64)]:  # two-byte header, then a trailing byte
+        data, bounds = _joined([one, other])
+        assert _single_runs(data, bounds, np.array([20, count]), 1, np.uint8) is None
+    data, bounds = _joined([one, encode_uleb128(1 << 1 | 1) + b"\x05"])
+    np.testing.assert_array_equal(decode_streams(data, bounds, np.array([20, 8]), 1),
+                                  [1] * 20 + [1, 0, 1, 0, 0, 0, 0, 0])
 
 
 @pytest.mark.parametrize("width", [1, 3, 8, 13, 17, 32])
