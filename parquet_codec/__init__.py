@@ -20,6 +20,7 @@ from parquet_codec.errors import (
 from parquet_codec.metadata_views import ColumnChunkMetaData, FileMetaData, RowGroupMetaData, Statistics
 from parquet_codec.reader import ParquetFile, read_metadata, read_schema
 from parquet_codec.schema import Schema
+from parquet_codec.schema_views import ColumnSchema, ParquetLogicalType, ParquetSchema
 from parquet_codec.table import Column, Table
 from parquet_codec.writer import ParquetWriter, write_metadata, write_table
 
@@ -27,6 +28,7 @@ __all__ = [
     "ChecksumError",
     "Column",
     "ColumnChunkMetaData",
+    "ColumnSchema",
     "CryptoFactory",
     "CorruptFileError",
     "DecodingError",
@@ -40,6 +42,8 @@ __all__ = [
     "ParquetDataset",
     "ParquetError",
     "ParquetFile",
+    "ParquetLogicalType",
+    "ParquetSchema",
     "ParquetWriter",
     "ResourceLimitError",
     "RowGroupMetaData",

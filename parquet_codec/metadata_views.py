@@ -31,6 +31,7 @@ from parquet_codec.format.ttypes import (
 )
 from parquet_codec.metadata import MAGIC, FileMetadata, key_value_bytes
 from parquet_codec.schema import SchemaNode
+from parquet_codec.schema_views import ParquetSchema
 from parquet_codec.sink import open_sink
 from parquet_codec.statistics import SIGNED, UNDEFINED, bound_value, sort_order
 from parquet_codec.thrift_io import serialize
@@ -70,9 +71,13 @@ class _View:
 class FileMetaData(_View):
     """pyarrow.parquet.FileMetaData over a lazily decoded footer."""
 
-    def __init__(self, footer: FileMetadata, meta_of: MetaOf | None = None) -> None:
+    def __init__(self, footer: FileMetadata, meta_of: MetaOf | None = None,
+                 arrow_schema: Callable[[], Any] | None = None) -> None:
+        """``meta_of``: a chunk's (decrypted) ColumnMetaData; ``arrow_schema``:
+        the file's pyarrow.Schema (``schema.to_arrow_schema()``)."""
         self._wrapped = footer
         self._meta_of = meta_of
+        self._arrow_schema = arrow_schema
         self._groups: dict[int, RowGroupMetaData] = {}
 
     @property
@@ -83,6 +88,10 @@ class FileMetaData(_View):
     @property
     def created_by(self) -> str:
         return self._wrapped.created_by or ""
+
+    @property
+    def schema(self) -> ParquetSchema:
+        return ParquetSchema(self._wrapped.schema, self._arrow_schema)
 
     @property
     def num_columns(self) -> int:

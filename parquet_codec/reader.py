@@ -8,6 +8,7 @@ each top-level field.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -18,6 +19,7 @@ import numpy as np
 
 from parquet_codec.arrays import Array, PrimitiveArray, concat
 from parquet_codec.arrow_origin import split_metadata
+from parquet_codec.arrow_read import DEFAULT as DEFAULT_READ
 from parquet_codec.arrow_read import ArrowReadOptions
 from parquet_codec.arrow_schema import ArrowField
 from parquet_codec.bloom import Sbbf, read_bloom_filter
@@ -30,7 +32,7 @@ from parquet_codec.io import ByteSource, Source, open_source
 from parquet_codec.levels import assemble
 from parquet_codec.limits import memory_budget, reserve_items
 from parquet_codec.memory import default_pool
-from parquet_codec.metadata import read_footer
+from parquet_codec.metadata import FileMetadata, read_footer
 from parquet_codec.metadata_views import FileMetaData
 from parquet_codec.nested import PRIMITIVE
 from parquet_codec.offset_index import read_offset_index
@@ -84,8 +86,9 @@ class ParquetFile:
                 from parquet_codec.crypto import resolve_decryption
 
                 decryption = resolve_decryption(decryption, self._source.name)
-            self.metadata: FileMetaData = FileMetaData(read_footer(self._source, decryption), self._shown_meta)
-            self.schema: Schema = self.metadata.schema
+            footer = read_footer(self._source, decryption)
+            self.metadata: FileMetaData = FileMetaData(footer, self._shown_meta, functools.partial(arrow_schema, footer))
+            self.schema: Schema = footer.schema
             self.schema.fields  # noqa: B018 - resolve LIST/MAP shapes now, so a bad schema fails on open
         except ParquetError as exc:
             exc.add_context(file=self._source.name)
@@ -438,6 +441,16 @@ def _join(parts: list[Array], buffer: np.ndarray | None) -> Array:
     if all(p.validity is None for p in parts):
         return PrimitiveArray.of(buffer)
     return PrimitiveArray.of(buffer, np.concatenate([p.is_valid() for p in parts]))
+
+
+def arrow_schema(footer: FileMetadata) -> Any:
+    """The pyarrow.Schema a file's columns read as with pyarrow's default
+    options, its stored Arrow schema applied (needs pyarrow)."""
+    schema = footer.schema
+    metadata, origin = split_metadata(footer.key_value_metadata, schema.fields)
+    options = DEFAULT_READ.with_stored_schema() if origin else DEFAULT_READ
+    arrays = {f.name: _empty(f) for f in schema.fields}
+    return Table(schema, arrays, 0, metadata=metadata, origin=origin, read_options=options).to_arrow().schema
 
 
 def _empty(field: Any) -> Array:

@@ -297,7 +297,8 @@ class ParquetWriter:
             raise
         self._closed = True
         if self.options.metadata_collector is not None:
-            self.options.metadata_collector.append(MetadataView(FileMetadata(serialize(self._written_meta))))
+            footer = FileMetadata(serialize(self._written_meta))
+            self.options.metadata_collector.append(MetadataView(footer, arrow_schema=_arrow_schema_of(footer)))
 
     def _store_key_material(self) -> None:
         """External key material (CryptoFactory with internal_key_material=False): the
@@ -385,7 +386,8 @@ def write_metadata(schema: Any, where: str | os.PathLike | BinaryIO, metadata_co
     empty = io.BytesIO()
     with ParquetWriter(empty, schema, **options):
         pass
-    summary = MetadataView(read_footer(BufferSource(empty.getvalue())))
+    footer = read_footer(BufferSource(empty.getvalue()))
+    summary = MetadataView(footer, arrow_schema=_arrow_schema_of(footer))
     for collected in metadata_collector or ():
         summary.append_row_groups(collected)
     summary.write_metadata_file(where, filesystem)
@@ -404,5 +406,16 @@ def write_table(table: Any, where: str | os.PathLike | BinaryIO, *, schema: Sche
         writer.write_table(table)
 
 
+def _arrow_schema_of(footer: FileMetadata) -> Any:
+    """The written file's Arrow schema, for its metadata view (``schema.to_arrow_schema()``)."""
+    def compute() -> Any:
+        from parquet_codec.reader import arrow_schema  # the reader's rules (a peer module)
+
+        return arrow_schema(footer)
+
+    return compute
+
+
 __all__ = ["CREATED_BY", "DEFAULT_ROW_GROUP_SIZE", "ParquetWriter", "SortKey", "WriterOptions", "write_metadata",
            "write_table"]
+
