@@ -80,7 +80,11 @@ def _touch_footer(meta: FileMetadata) -> None:
     str(schema)
     for index in range(meta.num_row_groups):
         meta.row_group(index)
-    FileMetaData(meta).to_dict()  # pyarrow's view: typed statistics of every chunk
+    view = FileMetaData(meta)
+    view.to_dict()  # pyarrow's view: typed statistics of every chunk
+    for column in view.schema:  # and its schema view: Arrow's names for every type
+        repr(column)
+        column.logical_type.to_json()
 
 
 # -- decoders ---------------------------------------------------------------
