@@ -21,6 +21,7 @@ import numpy as np
 
 from parquet_codec.arrays import Array, BinaryArray, PrimitiveArray
 from parquet_codec.errors import SchemaError, UnsupportedError
+from parquet_codec.filesystems import Filesystem, filesystem_of_uri
 from parquet_codec.format.ttypes import LogicalType, MicroSeconds, SchemaElement, TimestampType, TimeUnit
 from parquet_codec.io import Source
 from parquet_codec.predicate import Filter, Predicate, parse_filters
@@ -43,18 +44,31 @@ class DataFile:
     partition: tuple[tuple[str, str | None], ...]
 
 
-def discover(folder: str) -> list[DataFile]:
-    """The data files under ``folder`` in path order, with their partition values."""
+def discover(folder: str, filesystem: object = None) -> list[DataFile]:
+    """The data files under ``folder`` (on ``filesystem``, a pyarrow or fsspec
+    one, or the local disk) in path order, with their partition values."""
+    fs = Filesystem(filesystem)
+    sep = os.sep if filesystem is None else "/"
+    root = folder.rstrip(sep) or sep
     found = []
-    for root, dirs, files in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(("_", ".")))
-        rel = os.path.relpath(root, folder)
-        parts = () if rel == "." else tuple(_partition(p, root) for p in rel.split(os.sep))
-        found += [DataFile(os.path.join(root, f), parts) for f in sorted(files) if not f.startswith(("_", "."))]
+    for path in fs.files_under(root):
+        parts = _relative(path, root, sep).split(sep)
+        if any(part.startswith(("_", ".")) for part in parts):
+            continue  # bookkeeping, or under a bookkeeping folder
+        folders = parts[:-1]
+        found.append(DataFile(path, tuple(_partition(p, fs.join(root, *folders)) for p in folders)))
     if not found:
         raise SchemaError(f"no Parquet files in folder {folder}")
     _check_keys(found, f"files of {folder}")
     return found
+
+
+def _relative(path: str, root: str, sep: str) -> str:
+    """``path`` below ``root`` (filesystems differ on a leading separator)."""
+    for p, r in ((path, root), (path.lstrip(sep), root.lstrip(sep))):
+        if (r and p.startswith(r + sep)) or r == sep:
+            return p[len(r):].lstrip(sep)
+    return path.rsplit(sep, 1)[-1]
 
 
 def _check_keys(found: list[DataFile], what: str) -> None:
@@ -192,8 +206,9 @@ def _file_filter(filt: Filter | None, values: dict[str, object]) -> tuple[bool, 
 
 def read_dataset(folder: str, columns: Sequence[str] | None = None, filters: object = None,
                  **options: object) -> Table:
-    """Every data file of ``folder`` as one Table, partition columns last."""
-    return _read_data_files(discover(folder), columns, filters, **options)
+    """Every data file of ``folder`` as one Table, partition columns last
+    (``filesystem``, among the options, holds the folder)."""
+    return _read_data_files(discover(folder, options.get("filesystem")), columns, filters, **options)
 
 
 def _read_data_files(files: list[DataFile], columns: Sequence[str] | None, filters: object,
@@ -239,10 +254,25 @@ def read_table(source: Source, columns: Sequence[str] | None = None, filters: ob
                **options: object) -> Table:
     """Read a file, or a folder of files (see :func:`read_dataset`), into a Table.
 
-    The options are those of :func:`parquet_codec.reader.read_table`."""
-    if isinstance(source, (str, os.PathLike)) and os.path.isdir(source):
-        return read_dataset(os.fspath(source), columns, filters, **options)
+    The options are those of :func:`parquet_codec.reader.read_table`; a
+    folder may lie on their ``filesystem`` or be a URI ("s3://bucket/folder")."""
+    folder = _folder(source, options)
+    if folder is not None:
+        return read_dataset(folder, columns, filters, **options)
     return read_file(source, columns, filters, **options)
+
+
+def _folder(source: object, options: dict) -> str | None:
+    """The folder ``source`` names (a URI's filesystem then set in ``options``), or None."""
+    if not isinstance(source, (str, os.PathLike)):
+        return None
+    path, filesystem = os.fspath(source), options.get("filesystem")
+    if filesystem is None and "://" in path:
+        filesystem, path = filesystem_of_uri(path)
+        if not Filesystem(filesystem).is_dir(path):
+            return None  # a file: the reader resolves the URI itself
+        options["filesystem"] = filesystem
+    return path if Filesystem(filesystem).is_dir(path) else None
 
 
 def read_pandas(source: Source, columns: Sequence[str] | None = None, **options: object) -> Table:
@@ -254,18 +284,20 @@ def read_pandas(source: Source, columns: Sequence[str] | None = None, **options:
 class ParquetDataset:
     """``pyarrow.parquet.ParquetDataset``: a folder of Parquet files (hive
     partitions, as :func:`read_dataset` reads them), one file or a list of
-    files, read as one table. ``filters`` apply to every read; ``options``
-    are :func:`read_table`'s. Only local paths, and the files' own schema."""
+    files, read as one table, on the local disk or a ``filesystem`` (pyarrow's
+    or fsspec's; or a URI). ``filters`` apply to every read; ``options`` are
+    :func:`read_table`'s. The files' own schema only."""
 
     def __init__(self, path_or_paths: Source | Sequence[Source], filesystem: object = None, schema: object = None,
                  *, filters: object = None, partitioning: str | None = "hive", **options: object) -> None:
-        if filesystem is not None or schema is not None:
-            raise UnsupportedError("ParquetDataset reads local paths with the files' own schema "
-                                   "(filesystem and schema are not supported)")
+        if schema is not None:
+            raise UnsupportedError("ParquetDataset reads the files' own schema (schema= is not supported)")
         if partitioning not in ("hive", None):
             raise UnsupportedError(f"partitioning {partitioning!r}: only 'hive' (or None) is supported")
-        if isinstance(path_or_paths, (str, os.PathLike)) and os.path.isdir(path_or_paths):
-            found = discover(os.fspath(path_or_paths))
+        options["filesystem"] = filesystem
+        folder = _folder(path_or_paths, options)
+        if folder is not None:
+            found = discover(folder, options["filesystem"])
         elif isinstance(path_or_paths, (str, os.PathLike)):
             found = [DataFile(os.fspath(path_or_paths), ())]  # one file: no partition values, as pyarrow
         else:

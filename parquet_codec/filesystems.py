@@ -46,6 +46,27 @@ class Filesystem:
             return os.path.getsize(path)
         return self.fs.get_file_info(path).size if self._pyarrow else self.fs.size(path)
 
+    def is_dir(self, path: str) -> bool:
+        """Whether ``path`` is a folder."""
+        if self.fs is None:
+            return os.path.isdir(path)
+        if self._pyarrow:
+            from pyarrow.fs import FileType
+
+            return self.fs.get_file_info(path).type == FileType.Directory
+        return bool(self.fs.isdir(path))
+
+    def files_under(self, folder: str) -> list[str]:
+        """The paths of the files in ``folder`` and its subfolders, sorted."""
+        if self.fs is None:
+            return sorted(os.path.join(root, name) for root, _, names in os.walk(folder) for name in names)
+        if self._pyarrow:
+            from pyarrow.fs import FileSelector, FileType
+
+            infos = self.fs.get_file_info(FileSelector(folder, recursive=True))
+            return sorted(info.path for info in infos if info.type == FileType.File)
+        return sorted(self.fs.find(folder))
+
     def make_dir(self, folder: str) -> None:
         """Create ``folder`` and its parents; nothing when it exists."""
         if self.fs is None:

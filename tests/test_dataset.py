@@ -115,3 +115,35 @@ def test_parquet_dataset_reads_as_pyarrows(tmp_path):
     assert pc.ParquetDataset(files[0]).read().to_pylist() == pq.ParquetDataset(files[0]).read().to_pylist()
     with pytest.raises(UnsupportedError):
         pc.ParquetDataset(root, partitioning="directory")
+
+
+def _rows(table: object) -> list:
+    return sorted(table.to_pylist(), key=str)
+
+
+def test_folders_on_other_filesystems_read_as_pyarrow(tmp_path):
+    """A partitioned folder through pyarrow's filesystems, an fsspec one and a
+    URI, bookkeeping files skipped as on the local disk."""
+    fs = pytest.importorskip("pyarrow.fs")
+    table = pa.table({"x": list(range(6)), "k": ["a", "a", "b", "b", "c", "c"], "y": [1, 2] * 3})
+    pq.write_to_dataset(table, tmp_path / "ds", partition_cols=["k", "y"])
+    (tmp_path / "ds" / "_SUCCESS").write_bytes(b"")
+    expected = _rows(pq.read_table(tmp_path / "ds"))
+    sub = fs.SubTreeFileSystem(str(tmp_path), fs.LocalFileSystem())
+    assert _rows(pc.read_table("ds", filesystem=sub)) == expected
+    assert _rows(pc.read_table((tmp_path / "ds").as_uri())) == expected
+    assert _rows(pc.ParquetDataset((tmp_path / "ds").as_uri()).read()) == expected
+    kept = [("k", "=", "b")]
+    assert _rows(pc.ParquetDataset("ds", filesystem=sub, filters=kept).read()) == \
+        _rows(pq.ParquetDataset("ds", filesystem=sub, filters=kept).read())
+    fsspec = pytest.importorskip("fsspec")
+    memory = fsspec.filesystem("memory")
+    pq.write_to_dataset(table, "/pc-test-ds", partition_cols=["k", "y"], filesystem=memory)
+    memory.pipe("/pc-test-ds/.hidden/x.parquet", b"not data")
+    try:
+        for root in ("/pc-test-ds", "pc-test-ds/"):
+            assert _rows(pc.read_table(root, filesystem=memory)) == expected
+        assert sorted(pc.ParquetDataset("/pc-test-ds", filesystem=memory).files) == sorted(
+            p for p in memory.find("/pc-test-ds") if ".hidden" not in p)
+    finally:
+        memory.rm("/pc-test-ds", recursive=True)

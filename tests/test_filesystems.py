@@ -36,6 +36,8 @@ def test_files_through_a_filesystem(tmp_path, fs) -> None:
     assert files.size(second) == 4
     with files.open_input(second) as source:
         assert source.read() == b"data"
+    assert files.is_dir(folder) and not files.is_dir(second)
+    assert files.files_under(str(tmp_path)) == [second]
     files.delete_file(second)
     assert not files.has_entries(folder)
     with files.open_output(first) as out:
