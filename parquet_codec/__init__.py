@@ -21,6 +21,7 @@ from parquet_codec.metadata_views import ColumnChunkMetaData, FileMetaData, RowG
 from parquet_codec.reader import ParquetFile, read_metadata, read_schema
 from parquet_codec.schema import Schema
 from parquet_codec.schema_views import ColumnSchema, ParquetLogicalType, ParquetSchema
+from parquet_codec.sorting import SortingColumn
 from parquet_codec.table import Column, Table
 from parquet_codec.writer import ParquetWriter, write_metadata, write_table
 
@@ -49,6 +50,7 @@ __all__ = [
     "RowGroupMetaData",
     "Schema",
     "SchemaError",
+    "SortingColumn",
     "Statistics",
     "Table",
     "UnsupportedError",

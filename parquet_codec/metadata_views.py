@@ -33,6 +33,7 @@ from parquet_codec.metadata import MAGIC, FileMetadata, key_value_bytes
 from parquet_codec.schema import SchemaNode
 from parquet_codec.schema_views import ParquetSchema
 from parquet_codec.sink import open_sink
+from parquet_codec.sorting import SortingColumn
 from parquet_codec.statistics import SIGNED, UNDEFINED, bound_value, sort_order
 from parquet_codec.thrift_io import serialize
 from parquet_codec.types import LogicalInfo, logical_info
@@ -184,9 +185,8 @@ class RowGroupMetaData(_View):
         return len(self._wrapped.columns)
 
     @property
-    def sorting_columns(self) -> tuple[dict[str, Any], ...]:
-        return tuple({"column_index": s.column_idx, "descending": bool(s.descending),
-                      "nulls_first": bool(s.nulls_first)} for s in self._wrapped.sorting_columns or ())
+    def sorting_columns(self) -> tuple[SortingColumn, ...]:
+        return tuple(SortingColumn.of(s) for s in self._wrapped.sorting_columns or ())
 
     def column(self, index: int) -> ColumnChunkMetaData:
         if not 0 <= index < self.num_columns:
@@ -199,7 +199,7 @@ class RowGroupMetaData(_View):
     def to_dict(self) -> dict[str, Any]:
         return {"num_columns": self.num_columns, "num_rows": self.num_rows, "total_byte_size": self.total_byte_size,
                 "columns": [self.column(i).to_dict() for i in range(self.num_columns)],
-                "sorting_columns": list(self.sorting_columns)}
+                "sorting_columns": [s.to_dict() for s in self.sorting_columns]}
 
 
 def _meta_field(name: str) -> property:

@@ -60,22 +60,23 @@ from parquet_codec.format.ttypes import (
     FileMetaData,
     KeyValue,
     RowGroup,
-    SortingColumn,
     TypeDefinedOrder,
 )
+from parquet_codec.format.ttypes import SortingColumn as ThriftSortingColumn
 from parquet_codec.io import BufferSource
 from parquet_codec.levels import shred
 from parquet_codec.metadata import MAGIC, FileMetadata, key_value_bytes, read_footer
 from parquet_codec.metadata_views import FileMetaData as MetadataView
 from parquet_codec.schema import Schema, SchemaNode
 from parquet_codec.sink import open_sink
+from parquet_codec.sorting import SortingColumn
 from parquet_codec.spark import ROW_METADATA_KEY, row_metadata
 from parquet_codec.stored_types import StoredTypes
 from parquet_codec.table import Table
 from parquet_codec.thrift_io import serialize
 from parquet_codec.types import LogicalInfo, logical_info
 from parquet_codec.writer_indexes import TrailingModules, bloom_filter_bytes, bloom_specs, page_index_bytes
-from parquet_codec.writer_options import SortKey, WriterOptions
+from parquet_codec.writer_options import WriterOptions
 from parquet_codec.written_names import arrow_element_names, arrow_list_names, spark_field_names
 
 #: Rows per row group when none is given (pyarrow's default).
@@ -327,18 +328,19 @@ class ParquetWriter:
             self.abort()
 
 
-def _sorting_columns(keys: Sequence[SortKey | SortingColumn] | None, schema: Schema) -> list[SortingColumn] | None:
+def _sorting_columns(keys: Sequence[Any] | None, schema: Schema) -> list[ThriftSortingColumn] | None:
+    """The row groups' declared order: SortingColumns (this package's,
+    pyarrow's or the Thrift struct), each naming a leaf column of ``schema``."""
     if not keys:
         return None
     out = []
     for key in keys:
-        if isinstance(key, SortingColumn):
-            out.append(key)
-            continue
-        if not isinstance(key, SortKey):
-            raise UnsupportedError(f"sorting_columns entries must be SortKey or SortingColumn, not {key!r}")
-        schema.column(key.column_index)  # range check
-        out.append(SortingColumn(column_idx=key.column_index, descending=key.descending, nulls_first=key.nulls_first))
+        try:
+            column = SortingColumn.of(key)
+        except TypeError as exc:
+            raise UnsupportedError(f"sorting_columns: {exc}") from None
+        schema.column(column.column_index)  # range check
+        out.append(column.to_thrift())
     return out
 
 
@@ -416,6 +418,6 @@ def _arrow_schema_of(footer: FileMetadata) -> Any:
     return compute
 
 
-__all__ = ["CREATED_BY", "DEFAULT_ROW_GROUP_SIZE", "ParquetWriter", "SortKey", "WriterOptions", "write_metadata",
-           "write_table"]
+__all__ = ["CREATED_BY", "DEFAULT_ROW_GROUP_SIZE", "ParquetWriter", "SortingColumn", "WriterOptions",
+           "write_metadata", "write_table"]
 

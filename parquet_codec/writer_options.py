@@ -24,17 +24,9 @@ from parquet_codec.column_writer import (
 )
 from parquet_codec.compression import codec_from_name
 from parquet_codec.errors import UnsupportedError
-from parquet_codec.format.ttypes import CompressionCodec, Encoding, SortingColumn, Type
+from parquet_codec.format.ttypes import CompressionCodec, Encoding, Type
 from parquet_codec.schema import SchemaNode
-
-
-@dataclass(frozen=True)
-class SortKey:
-    """One entry of ``sorting_columns``: a leaf column index and its order."""
-
-    column_index: int
-    descending: bool = False
-    nulls_first: bool = False
+from parquet_codec.sorting import SortingColumn
 
 
 def _per_column(value: Any, leaf: SchemaNode, default: Any, what: str) -> Any:
@@ -117,7 +109,7 @@ class WriterOptions:
     #: Store the Arrow schema of tables that carry one (from pyarrow, or read from a file
     #: that stored one) under ARROW:schema, as pyarrow does (arrow_origin.py).
     store_schema: bool = True
-    sorting_columns: Sequence[SortKey | SortingColumn] | None = None
+    sorting_columns: Sequence[SortingColumn] | None = None  # (pyarrow's and the Thrift struct too)
     statistics_truncate_length: int | None = 4096
     #: ColumnIndex and OffsetIndex for every column chunk, after the row groups (writer_indexes.py).
     write_page_index: bool = True
@@ -205,4 +197,4 @@ class WriterOptions:
         return bool(_per_column(names, leaf, False, "use_byte_stream_split"))
 
 
-__all__ = ["SortKey", "WriterOptions"]
+__all__ = ["WriterOptions"]

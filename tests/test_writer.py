@@ -38,7 +38,7 @@ from parquet_codec.format.ttypes import (
 from parquet_codec.reader import ParquetFile, read_table
 from parquet_codec.schema import Schema, group, list_, map_, primitive
 from parquet_codec.table import Table
-from parquet_codec.writer import CREATED_BY, ParquetWriter, SortKey, write_metadata, write_table
+from parquet_codec.writer import CREATED_BY, ParquetWriter, SortingColumn, write_metadata, write_table
 
 ROWS = 240
 CODECS = ["none", "snappy", "gzip", "brotli", "zstd", "lz4", "lz4_hadoop"]
@@ -273,7 +273,7 @@ def test_row_groups_pages_and_streaming(tmp_path) -> None:
     path = str(tmp_path / "rg.parquet")
     schema = Schema.from_fields([primitive("x", "INT64", "required"), list_("l", primitive("element", "INT32"))])
     with ParquetWriter(path, schema, row_group_size=1000, data_page_size=1024,
-                       sorting_columns=[SortKey(0)], key_value_metadata={"k": "v"}) as writer:
+                       sorting_columns=[SortingColumn(0)], key_value_metadata={"k": "v"}) as writer:
         for start in range(0, 5000, 2500):
             xs = list(range(start, start + 2500))
             writer.write_batch({"x": xs, "l": [[i] * (i % 4) for i in xs]})
