@@ -61,7 +61,12 @@ class ParquetFile:
     ``page_checksum_verification`` are other names for ``decryption`` and
     ``verify_checksums``. ``memory_map``, ``buffer_size`` and ``pre_buffer``
     are I/O hints this reader has no use for (it reads each column chunk's
-    byte range once).
+    byte range once). ``metadata`` (a FileMetaData read before, as by
+    :func:`read_metadata`) spares reading the footer again. pyarrow's
+    ``thrift_string_size_limit``, ``thrift_container_size_limit`` and
+    ``schema_depth_limit`` need no raising here (every length in the footer is
+    bounded by the footer's own size, the schema's depth by the number of its
+    elements), and ``common_metadata`` is unused, as in pyarrow.
     """
 
     def __init__(self, source: Source, *, verify_checksums: bool = True, decryption: object | None = None,
@@ -69,7 +74,13 @@ class ParquetFile:
                  binary_type: Any = None, list_type: Any = None, coerce_int96_timestamp_unit: str | None = None,
                  arrow_extensions_enabled: bool = True, filesystem: Any = None,
                  decryption_properties: object | None = None, page_checksum_verification: bool | None = None,
-                 memory_map: bool = False, buffer_size: int = 0, pre_buffer: bool = True) -> None:
+                 memory_map: bool = False, buffer_size: int = 0, pre_buffer: bool = True,
+                 metadata: FileMetaData | None = None, common_metadata: object = None,
+                 thrift_string_size_limit: int | None = None, thrift_container_size_limit: int | None = None,
+                 schema_depth_limit: int | None = None) -> None:
+        if metadata is not None and not isinstance(metadata, FileMetaData):
+            raise TypeError(f"metadata must be a FileMetaData of this package (read_metadata), "
+                            f"not {type(metadata).__name__}")
         decryption = decryption_properties if decryption is None else decryption
         if page_checksum_verification is not None:
             verify_checksums = page_checksum_verification
@@ -86,7 +97,7 @@ class ParquetFile:
                 from parquet_codec.crypto import resolve_decryption
 
                 decryption = resolve_decryption(decryption, self._source.name)
-            footer = read_footer(self._source, decryption)
+            footer = read_footer(self._source, decryption) if metadata is None else metadata.footer
             self.metadata: FileMetaData = FileMetaData(footer, self._shown_meta, functools.partial(arrow_schema, footer))
             self.schema: Schema = footer.schema
             self.schema.fields  # noqa: B018 - resolve LIST/MAP shapes now, so a bad schema fails on open

@@ -65,7 +65,7 @@ from parquet_codec.format.ttypes import (
 from parquet_codec.format.ttypes import SortingColumn as ThriftSortingColumn
 from parquet_codec.io import BufferSource
 from parquet_codec.levels import shred
-from parquet_codec.metadata import MAGIC, FileMetadata, key_value_bytes, read_footer
+from parquet_codec.metadata import MAGIC, FileMetadata, key_value_bytes, key_value_text, read_footer
 from parquet_codec.metadata_views import FileMetaData as MetadataView
 from parquet_codec.schema import Schema, SchemaNode
 from parquet_codec.sink import open_sink
@@ -127,6 +127,7 @@ class ParquetWriter:
         self._infos: list[LogicalInfo] = [logical_info(leaf.element) for leaf in schema.leaves]
         self._sorting = _sorting_columns(self.options.sorting_columns, schema)
         self._spark_row_metadata = row_metadata(self.options.spark_schema, schema)  # checked before any byte
+        self._added_metadata: dict[str, str] = {}
         opts = self.options
         self._blooms = bloom_specs(opts.bloom_filter_options, schema.leaves, opts.bloom_filter_sizing,
                                    opts.bloom_filter_max_bytes)
@@ -181,6 +182,15 @@ class ParquetWriter:
             raise
 
     write_batch = write_table
+    write = write_table  # pyarrow's: a table or a record batch
+
+    def add_key_value_metadata(self, key_value_metadata: Mapping[str | bytes, str | bytes]) -> None:
+        """Add entries to the footer's key-value metadata, replacing any of the
+        same key (pyarrow's; text or bytes, which are kept as they are)."""
+        self._check_open()
+        self._added_metadata.update({key_value_text(k) if isinstance(k, bytes) else str(k):
+                                     key_value_text(v) if isinstance(v, bytes) else str(v)
+                                     for k, v in key_value_metadata.items()})
 
     def _remember_arrow(self, table: Table) -> None:
         """The first table's metadata, and the Arrow fields its columns came from
@@ -267,6 +277,7 @@ class ParquetWriter:
             kv[ARROW_SCHEMA_KEY] = schema_to_metadata(stored_schema(origins, self._table_metadata or {}))
         kv.update(self._table_metadata or {})
         kv.update(self.options.key_value_metadata or {})
+        kv.update(self._added_metadata)
         if self._spark_row_metadata is not None:
             kv[ROW_METADATA_KEY] = self._spark_row_metadata  # the spark_schema option wins over a given entry
         meta = FileMetaData(

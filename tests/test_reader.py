@@ -354,3 +354,15 @@ def test_files_duckdb_writes_read_like_pyarrow(query, options, tmp_path):
     path = tmp_path / "duck.parquet"
     duckdb.connect().execute(f"COPY ({DUCKDB_QUERIES[query]}) TO '{path}' (FORMAT parquet, {options})")
     assert first_difference(reader.read_table(path).to_pylist(), pq.read_table(path).to_pylist()) is None
+
+
+def test_parquet_file_takes_pyarrows_other_arguments(tmp_path):
+    """A footer read before spares reading it again; the thrift limits are accepted."""
+    path = tmp_path / "t.parquet"
+    pq.write_table(pa.table({"a": [1, 2, 3]}), path)
+    meta = reader.read_metadata(path)
+    pf = reader.ParquetFile(path, metadata=meta, thrift_string_size_limit=10, thrift_container_size_limit=10,
+                            common_metadata=None, schema_depth_limit=5)
+    assert pf.metadata.footer is meta.footer and pf.read().to_pylist() == [{"a": 1}, {"a": 2}, {"a": 3}]
+    with pytest.raises(TypeError, match="FileMetaData"):
+        reader.ParquetFile(path, metadata=pq.read_metadata(path))

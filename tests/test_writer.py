@@ -414,3 +414,25 @@ def test_write_metadata_writes_plaintext_footers_only():
     sink = io.BytesIO()
     write_metadata(Table.from_pydict({"a": [1]}).schema, sink)  # _common_metadata: the schema, no row groups
     assert pq.read_metadata(io.BytesIO(sink.getvalue())).num_row_groups == 0
+
+
+def test_add_key_value_metadata_and_write_as_pyarrows(tmp_path) -> None:
+    """ParquetWriter.write takes a table or a batch; added entries replace earlier ones, bytes kept."""
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    table = pa.table({"a": [1, 2]})
+    files = {}
+    for name, writer_class in (("ours", ParquetWriter), ("theirs", pq.ParquetWriter)):
+        path = tmp_path / f"{name}.parquet"
+        schema = Table.from_arrow(table).schema if name == "ours" else table.schema
+        with writer_class(path, schema, **({"key_value_metadata": {"k": "first"}} if name == "ours" else {})) as w:
+            w.write(table)
+            w.write(table.to_batches()[0])
+            if name == "theirs":
+                w.add_key_value_metadata({"k": "first"})
+            w.add_key_value_metadata({"k": "second", b"raw\xff": b"\x00\xfe"})
+        files[name] = pq.read_metadata(path)
+    ours, theirs = files["ours"], files["theirs"]
+    assert ours.num_rows == theirs.num_rows == 4
+    assert ours.metadata[b"k"] == theirs.metadata[b"k"] == b"second"
+    assert ours.metadata[b"raw\xff"] == theirs.metadata[b"raw\xff"] == b"\x00\xfe"
