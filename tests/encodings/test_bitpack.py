@@ -5,6 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from parquet_codec.encodings import bitpack
 from parquet_codec.encodings.bitpack import bit_length, output_dtype, pack, unpack
 from parquet_codec.errors import DecodingError
 
@@ -61,6 +62,17 @@ def test_large_random_arrays(width, msb_first):
     packed = pack(values, width, msb_first=msb_first)
     assert np.array_equal(unpack(packed, width, len(values), msb_first=msb_first), values)
     assert reference_unpack(packed[:40], width, 40 * 8 // width, msb_first) == values[: 40 * 8 // width].tolist()
+
+
+@pytest.mark.parametrize("width", [2, 13, 25, 26])
+def test_both_unpacking_strategies(width):
+    """Up to _SMALL_GROUPS groups the eight values of each group are cut at
+    once, beyond that column by column: both give the packed values."""
+    count = 8 * bitpack._SMALL_GROUPS + 5
+    values = np.random.default_rng(width).integers(0, 2**width, count, dtype=np.uint64)
+    packed = pack(values, width)
+    for n in (count - 13, count):
+        assert np.array_equal(unpack(packed, width, n), values[:n])
 
 
 def test_padding_bits_are_zero_and_ignored():
