@@ -32,6 +32,7 @@ import numpy as np
 from parquet_codec.encodings.bitpack import output_dtype, unpack
 from parquet_codec.encodings.byte_arrays import spans
 from parquet_codec.encodings.rle import (
+    _SLICED_RANGES,
     _UNBOUNDED,
     _chain,
     _interleave,
@@ -398,8 +399,12 @@ def _unpack_runs(data: np.ndarray, starts: np.ndarray, take: np.ndarray, bit_wid
     if not len(cut):
         return unpacked
     tail_end = np.cumsum(groups * 8)[cut]
-    tail_len = groups[cut] * 8 - take[cut]
-    return np.delete(unpacked, spans(tail_end - tail_len, tail_len))
+    tail_start = tail_end - (groups[cut] * 8 - take[cut])
+    if len(cut) > _SLICED_RANGES:
+        return np.delete(unpacked, spans(tail_start, tail_end - tail_start))
+    # Few streams (the pages of a chunk): the kept stretches, joined.
+    kept = zip([0, *tail_end.tolist()], [*tail_start.tolist(), len(unpacked)], strict=True)
+    return np.concatenate([unpacked[a:b] for a, b in kept])
 
 
 

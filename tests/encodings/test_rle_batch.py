@@ -81,6 +81,15 @@ def test_decode_parsed_streams_agrees_with_stream_by_stream(width):
         np.testing.assert_array_equal(got, expected)
 
 
+def test_decode_parsed_streams_of_many_cut_streams():
+    """Past a few hundred streams, the unread tails of their last groups are
+    dropped by one deletion instead of joining the stretches between them."""
+    rng = np.random.default_rng(0)
+    streams = [_stream(rng, 5) for _ in range(600)]
+    expected = np.concatenate([RleBitPackedHybrid.decode(data, 5, count)[0] for data, count in streams])
+    np.testing.assert_array_equal(decode_parsed_streams([(data, 0, count) for data, count in streams], 5), expected)
+
+
 def test_decode_parsed_streams_all_rle_and_empty():
     runs = RleBitPackedHybrid.encode([5] * 40, 3)
     np.testing.assert_array_equal(decode_parsed_streams([(runs, 0, 40), (runs, 0, 17)], 3), [5] * 57)
