@@ -54,7 +54,8 @@ class Filesystem:
             from pyarrow.fs import FileType
 
             return self.fs.get_file_info(path).type == FileType.Directory
-        return bool(self.fs.isdir(path))
+        isdir = getattr(self.fs, "isdir", None)  # (an object with only open, mv and rm has files only)
+        return bool(isdir(path)) if isdir is not None else False
 
     def files_under(self, folder: str) -> list[str]:
         """The paths of the files in ``folder`` and its subfolders, sorted."""
