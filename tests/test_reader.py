@@ -1,4 +1,4 @@
-"""The reader against independent oracles: pyarrow, DuckDB and known values."""
+"""The reader against independent oracles: pyarrow, DuckDB, files other writers wrote, and known values."""
 
 from __future__ import annotations
 
@@ -366,3 +366,28 @@ def test_parquet_file_takes_pyarrows_other_arguments(tmp_path):
     assert pf.metadata.footer is meta.footer and pf.read().to_pylist() == [{"a": 1}, {"a": 2}, {"a": 3}]
     with pytest.raises(TypeError, match="FileMetaData"):
         reader.ParquetFile(path, metadata=pq.read_metadata(path))
+
+
+FASTPARQUET_OPTIONS = [{}, {"compression": "SNAPPY", "row_group_offsets": 500}, {"times": "int96"},
+                       {"compression": "GZIP", "has_nulls": True, "stats": False}, {"fixed_text": {"by": 5}}]
+
+
+@pytest.mark.filterwarnings("ignore")  # fastparquet's own use of deprecated pandas calls
+@pytest.mark.parametrize("options", FASTPARQUET_OPTIONS, ids=lambda o: ",".join(o) or "defaults")
+def test_files_fastparquet_writes_read_like_pyarrow(options, tmp_path):
+    """fastparquet's own writer (converted types, its nullable and
+    categorical encodings, INT96, fixed-length text), with pyarrow as the oracle."""
+    fastparquet = pytest.importorskip("fastparquet")
+    pd = pytest.importorskip("pandas")
+    n = 1500
+    frame = pd.DataFrame({
+        "i": np.arange(n, dtype=np.int64), "u8": (np.arange(n) % 200).astype(np.uint8),
+        "f": np.linspace(0, 1, n), "b": np.arange(n) % 3 == 0, "s": [f"s{i}" if i % 7 else None for i in range(n)],
+        "by": [b"abcde"] * n, "t": pd.date_range("2020-01-01", periods=n, freq="1s"),
+        "tz": pd.date_range("2020-01-01", periods=n, freq="1ms", tz="UTC"), "td": pd.to_timedelta(np.arange(n), "s"),
+        "ni": pd.array([None if i % 5 == 0 else i for i in range(n)], dtype="Int64"),
+        "cat": pd.Categorical(["a", "b", "c"] * (n // 3)), "js": [[i, i + 1] for i in range(n)],
+    })
+    path = tmp_path / "fp.parquet"
+    fastparquet.write(str(path), frame, object_encoding={"s": "utf8", "by": "bytes", "js": "json"}, **options)
+    assert first_difference(reader.read_table(path).to_pylist(), pq.read_table(path).to_pylist()) is None
