@@ -113,23 +113,11 @@ class ColumnSchema:
         self._node = node
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self._node, name)
-
-    @property
-    def name(self) -> str:
-        return self._node.name
+        return getattr(self._node, name)  # name and the levels among them
 
     @property
     def path(self) -> str:
         return self._node.dotted_path
-
-    @property
-    def max_definition_level(self) -> int:
-        return self._node.max_definition_level
-
-    @property
-    def max_repetition_level(self) -> int:
-        return self._node.max_repetition_level
 
     @property
     def physical_type(self) -> str:
