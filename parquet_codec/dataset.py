@@ -267,12 +267,14 @@ def _folder(source: object, options: dict) -> str | None:
     if not isinstance(source, (str, os.PathLike)):
         return None
     path, filesystem = os.fspath(source), options.get("filesystem")
-    if filesystem is None and "://" in path:
+    uri = filesystem is None and "://" in path
+    if uri:
         filesystem, path = filesystem_of_uri(path)
-        if not Filesystem(filesystem).is_dir(path):
-            return None  # a file: the reader resolves the URI itself
+    if not Filesystem(filesystem).is_dir(path):
+        return None  # a file (a URI of one, the reader resolves itself)
+    if uri:
         options["filesystem"] = filesystem
-    return path if Filesystem(filesystem).is_dir(path) else None
+    return path
 
 
 def read_pandas(source: Source, columns: Sequence[str] | None = None, **options: object) -> Table:

@@ -117,16 +117,17 @@ def write_to_dataset(table: Any, root_path: str | os.PathLike, partition_cols: S
         for i, piece in enumerate(pieces):  # {i} counts per folder, as pyarrow
             basename = template.replace("{i}", str(i))
             path = fs.join(folder, basename)
-            collected: list = []
+            collected: list | None = [] if metadata_collector is not None or file_visitor is not None else None
             with ParquetWriter(path, piece.schema, element_names=names, filesystem=filesystem,
                                metadata_collector=collected, **options) as writer:
                 writer.write_table(piece)
-            footer = collected[0]
-            footer.set_file_path("/".join((*segments, basename)))  # relative to the root, as pyarrow
-            if metadata_collector is not None:
-                metadata_collector.append(footer)
-            if file_visitor is not None:
-                file_visitor(WrittenFile(path, footer, fs.size(path)))
+            if collected:  # the footer, only when asked for
+                footer = collected[0]
+                footer.set_file_path("/".join((*segments, basename)))  # relative to the root, as pyarrow
+                if metadata_collector is not None:
+                    metadata_collector.append(footer)
+                if file_visitor is not None:
+                    file_visitor(WrittenFile(path, footer, fs.size(path)))
             written.append(path)
     return written
 
