@@ -145,7 +145,7 @@ def decode_seeds() -> Iterator[tuple[str, bytes]]:
     yield "decompress_0", encode_params(DecodeParams(8, CompressionCodec.UNCOMPRESSED, 0, 0, 10), bytes(10))
     rng = np.random.default_rng(0)
     for width in (1, 2, 3):  # pages' definition levels: nulls about one in ten
-        pages = [np.minimum(rng.integers(0, 10, 200) , (1 << width) - 1).astype(np.uint32) for _ in range(12)]
+        pages = [np.minimum(rng.integers(0, 10, 200), (1 << width) - 1).astype(np.uint32) for _ in range(12)]
         streams = [(RleBitPackedHybrid.encode(page, width), len(page)) for page in pages]
         yield f"level_streams_{width}", encode_params(DecodeParams(9, width - 1, 0, 0, 0), level_streams_payload(streams))
 

@@ -21,13 +21,13 @@ import struct
 from collections.abc import Callable
 from typing import Any, BinaryIO
 
+from parquet_codec.encodings.plain import type_name
 from parquet_codec.format.ttypes import (
     ColumnChunk,
     ColumnMetaData,
     CompressionCodec,
     ConvertedType,
     Encoding,
-    Type,
 )
 from parquet_codec.metadata import MAGIC, FileMetadata, key_value_bytes
 from parquet_codec.schema import SchemaNode
@@ -239,8 +239,8 @@ class ColumnChunkMetaData(_View):
         return self._wrapped.file_path or ""
 
     @property
-    def physical_type(self) -> str | None:
-        return _name(Type._VALUES_TO_NAMES, self._leaf.physical_type)
+    def physical_type(self) -> str:
+        return type_name(self._leaf.physical_type)
 
     @property
     def path_in_schema(self) -> str:
@@ -332,8 +332,8 @@ class Statistics(_View):
         self.order = sort_order(self._info)
 
     @property
-    def physical_type(self) -> str | None:
-        return _name(Type._VALUES_TO_NAMES, self._leaf.physical_type)
+    def physical_type(self) -> str:
+        return type_name(self._leaf.physical_type)
 
     @property
     def converted_type(self) -> str | None:

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from parquet_codec.converted_types import converted_from_logical, is_known_logical_type
+from parquet_codec.encodings.plain import type_name
 from parquet_codec.errors import UnsupportedError
 from parquet_codec.format.ttypes import ConvertedType, EdgeInterpolationAlgorithm, LogicalType, TimeUnit, Type
 from parquet_codec.schema import Schema, SchemaNode
@@ -121,7 +122,7 @@ class ColumnSchema:
 
     @property
     def physical_type(self) -> str:
-        return Type._VALUES_TO_NAMES.get(self._node.physical_type, str(self._node.physical_type))
+        return type_name(self._node.physical_type)
 
     @property
     def logical_type(self) -> ParquetLogicalType:

@@ -188,9 +188,11 @@ class ParquetWriter:
         """Add entries to the footer's key-value metadata, replacing any of the
         same key (pyarrow's; text or bytes, which are kept as they are)."""
         self._check_open()
-        self._added_metadata.update({key_value_text(k) if isinstance(k, bytes) else str(k):
-                                     key_value_text(v) if isinstance(v, bytes) else str(v)
-                                     for k, v in key_value_metadata.items()})
+
+        def text(item: str | bytes) -> str:
+            return key_value_text(item) if isinstance(item, bytes) else str(item)
+
+        self._added_metadata.update({text(k): text(v) for k, v in key_value_metadata.items()})
 
     def _remember_arrow(self, table: Table) -> None:
         """The first table's metadata, and the Arrow fields its columns came from
