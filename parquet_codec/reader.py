@@ -135,26 +135,26 @@ class ParquetFile:
         """The columns' pyarrow.Schema, as ``to_arrow`` types them (needs pyarrow)."""
         return self.read_row_groups([]).to_arrow().schema
 
-    def read_row_group(self, index: int, columns: Sequence[str] | None = None, *, use_threads: bool = True,
+    def read_row_group(self, i: int, columns: Sequence[str] | None = None, use_threads: bool = True,
                        use_pandas_metadata: bool = False) -> Table:
-        """Row group ``index`` as a Table of the selected columns (all by default).
+        """Row group ``i`` as a Table of the selected columns (all by default).
         ``use_pandas_metadata`` adds the DataFrame index columns the pandas metadata
         names; ``use_threads``, as in pyarrow's signature, changes nothing here."""
         schema = self._projection(self._with_index(columns, use_pandas_metadata))
-        return self._table(schema, self._read_arrays(index, schema), self.metadata.row_group(index).num_rows)
+        return self._table(schema, self._read_arrays(i, schema), self.metadata.row_group(i).num_rows)
 
-    def read(self, columns: Sequence[str] | None = None, filters: object = None, *, use_threads: bool = True,
-             use_pandas_metadata: bool = False) -> Table:
+    def read(self, columns: Sequence[str] | None = None, use_threads: bool = True, use_pandas_metadata: bool = False,
+             *, filters: object = None) -> Table:
         """Every row group, as one Table; with ``filters`` (pyarrow's form, see
         :mod:`parquet_codec.predicate`) only the matching rows, in file order."""
-        return self.read_row_groups(range(self.num_row_groups), columns, filters,
-                                    use_pandas_metadata=use_pandas_metadata)
+        return self.read_row_groups(range(self.num_row_groups), columns, use_pandas_metadata=use_pandas_metadata,
+                                    filters=filters)
 
-    def read_row_groups(self, indices: Iterable[int], columns: Sequence[str] | None = None,
-                        filters: object = None, *, use_threads: bool = True,
-                        use_pandas_metadata: bool = False) -> Table:
+    def read_row_groups(self, row_groups: Iterable[int], columns: Sequence[str] | None = None,
+                        use_threads: bool = True, use_pandas_metadata: bool = False, *,
+                        filters: object = None) -> Table:
         with memory_budget(self.memory_limit):
-            return self._read_row_groups(indices, self._with_index(columns, use_pandas_metadata), filters)
+            return self._read_row_groups(row_groups, self._with_index(columns, use_pandas_metadata), filters)
 
     def _with_index(self, columns: Sequence[str] | None, use_pandas_metadata: bool) -> Sequence[str] | None:
         """``columns`` and, when asked, the stored DataFrame index columns the
@@ -213,10 +213,10 @@ class ParquetFile:
         batch_size: int = DEFAULT_BATCH_SIZE,
         row_groups: Iterable[int] | None = None,  # positional order as pyarrow's
         columns: Sequence[str] | None = None,
-        filters: object = None,
-        *,
         use_threads: bool = True,
         use_pandas_metadata: bool = False,
+        *,
+        filters: object = None,
     ) -> Iterator[Table]:
         """Tables of ``batch_size`` rows (the last one fewer), as pyarrow's
         batches: one may join the end of a row group to the start of the
@@ -251,7 +251,7 @@ class ParquetFile:
             yield carried
 
     def plan(self, filters: object, columns: Sequence[str] | None = None) -> ReadPlan:
-        """What ``read(columns, filters)`` would fetch, and why: row groups kept
+        """What ``read(columns, filters=filters)`` would fetch, and why: row groups kept
         or skipped (statistics, bloom filter, page index), per column the pages
         kept and the bytes to fetch. ``str(plan)`` prints it as a table."""
         return Scanner(self, self._projection(columns), filters).plan()
@@ -405,7 +405,8 @@ class ParquetFile:
     def closed(self) -> bool:
         return self._closed
 
-    def close(self) -> None:
+    def close(self, force: bool = False) -> None:
+        """Release the source (``force``, pyarrow's, changes nothing: closing is immediate)."""
         self._source.close()
         self._closed = True
 
@@ -483,7 +484,7 @@ def read_table(source: Source, columns: Sequence[str] | None = None, filters: ob
     for pyarrow's sake: this reader decodes on the calling thread."""
     with ParquetFile(source, **options) as pf:
         columns = pf._with_index(columns, use_pandas_metadata)
-        table = pf.read(columns, filters)
+        table = pf.read(columns, filters=filters)
     return table if columns is None else table.select(list(columns))
 
 

@@ -181,8 +181,13 @@ class ParquetWriter:
             self.abort()
             raise
 
-    write_batch = write_table
-    write = write_table  # pyarrow's: a table or a record batch
+    def write_batch(self, batch: Any, row_group_size: int | None = None) -> None:
+        """:meth:`write_table` of a record batch (pyarrow's name)."""
+        self.write_table(batch, row_group_size)
+
+    def write(self, table_or_batch: Any, row_group_size: int | None = None) -> None:
+        """:meth:`write_table` of a table or a record batch (pyarrow's name)."""
+        self.write_table(table_or_batch, row_group_size)
 
     def add_key_value_metadata(self, key_value_metadata: Mapping[str | bytes, str | bytes]) -> None:
         """Add entries to the footer's key-value metadata, replacing any of the

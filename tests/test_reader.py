@@ -445,3 +445,30 @@ def test_files_polars_writes_read_like_pyarrow(options, tmp_path):
     path = tmp_path / "polars.parquet"
     frame.write_parquet(path, **options)
     assert first_difference(reader.read_table(path).to_pylist(), pq.read_table(path).to_pylist()) is None
+
+
+@pytest.mark.parametrize("cls, method", [("ParquetFile", m) for m in ("read", "read_row_group", "read_row_groups",
+                                                                      "iter_batches", "close")]
+                         + [("ParquetWriter", m) for m in ("write", "write_batch", "write_table", "close")])
+def test_positional_parameters_are_pyarrows(cls, method):
+    """A call written for pyarrow, with positional arguments, means the same here."""
+    import inspect
+
+    import parquet_codec
+
+    def positional(function: object) -> list[str]:
+        kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        return [p.name for p in inspect.signature(function).parameters.values() if p.kind in kinds]
+
+    assert positional(getattr(getattr(parquet_codec, cls), method)) == positional(getattr(getattr(pq, cls), method))
+
+
+def test_read_with_pyarrows_positional_arguments(tmp_path):
+    path = tmp_path / "t.parquet"
+    pq.write_table(pa.table({"a": [1, 2, 3], "b": ["x", "y", "z"]}), path)
+    pf = reader.ParquetFile(path)
+    assert pf.read(["a"], False, False).to_pylist() == [{"a": 1}, {"a": 2}, {"a": 3}]
+    assert pf.read_row_groups([0], ["b"], False, False).column_names == ["b"]
+    assert [t.num_rows for t in pf.iter_batches(2, [0], ["a"], False, False)] == [2, 1]
+    pf.close(True)
+    assert pf.closed
