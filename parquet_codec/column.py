@@ -118,6 +118,7 @@ def read_column_chunk(
     ``metadata`` replaces the chunk's (possibly encrypted) ColumnMetaData.
     ``out`` (a 1-D array of the leaf's :func:`plain_dtype`) receives the
     non-null values, which are then a view of it."""
+    check_local(chunk)
     meta = chunk.meta_data if decryptor is None else decryptor.metadata
     if meta is None:
         if chunk.crypto_metadata is not None or chunk.encrypted_column_metadata is not None:
@@ -146,6 +147,7 @@ def read_column_pages(
     chunk is the dictionary page). Adjacent pages are fetched as one byte range.
     The result holds the levels and values of those pages' rows, in order.
     ``decryptor``: see :func:`read_column_chunk` (a page's AAD ordinal is its index)."""
+    check_local(chunk)
     meta = chunk.meta_data if decryptor is None else decryptor.metadata
     if meta is None:
         raise CorruptFileError("column chunk has no metadata")
@@ -171,6 +173,15 @@ def read_column_pages(
         for page in iter_page_run(source.read(begin, end - begin), begin, a + dictionary, decryptor):
             reader.add(page)
     return reader.finish(reader.num_values)
+
+def check_local(chunk: ColumnChunk) -> None:
+    """Raise UnsupportedError for a chunk whose data another file holds
+    (``file_path``: a summary file such as ``_metadata`` lists the row groups
+    of a dataset's files): its offsets do not point into this file."""
+    if chunk.file_path:
+        raise UnsupportedError(f"the column chunk's data is in another file, {chunk.file_path!r} (this is a "
+                               "summary file): read that file, or the dataset")
+
 
 def _check_meta(meta: ColumnMetaData, leaf: SchemaNode) -> None:
     if meta.type != leaf.physical_type:
@@ -580,5 +591,5 @@ def _as_array(values: np.ndarray | ByteArrays) -> Array:
     return PrimitiveArray.of(values)
 
 
-__all__ = ["LEGACY_DICTIONARY_PADDING", "chunk_range", "empty_leaf", "plausible_items", "read_column_chunk",
-           "read_column_pages"]
+__all__ = ["LEGACY_DICTIONARY_PADDING", "check_local", "chunk_range", "empty_leaf", "plausible_items",
+           "read_column_chunk", "read_column_pages"]

@@ -23,7 +23,13 @@ from parquet_codec.arrow_read import DEFAULT as DEFAULT_READ
 from parquet_codec.arrow_read import ArrowReadOptions
 from parquet_codec.arrow_schema import ArrowField
 from parquet_codec.bloom import Sbbf, read_bloom_filter
-from parquet_codec.column import LEGACY_DICTIONARY_PADDING, empty_leaf, plausible_items, read_column_chunk
+from parquet_codec.column import (
+    LEGACY_DICTIONARY_PADDING,
+    check_local,
+    empty_leaf,
+    plausible_items,
+    read_column_chunk,
+)
 from parquet_codec.column_index import read_column_index
 from parquet_codec.encodings.plain import plain_dtype
 from parquet_codec.errors import DecryptionError, ParquetError, SchemaError
@@ -331,6 +337,14 @@ class ParquetFile:
         with self._index_context(row_group, leaf):
             return chunk, self._decryptor(row_group, group, leaf, chunk)
 
+    def _local_chunk(self, row_group: int, leaf: Any) -> tuple[Any, Any]:
+        """:meth:`_chunk_decryptor`, for reading from the chunk's byte ranges:
+        not those of a chunk another file holds (in a summary file)."""
+        chunk, decryptor = self._chunk_decryptor(row_group, leaf)
+        with self._index_context(row_group, leaf):
+            check_local(chunk)
+        return chunk, decryptor
+
     def _shown_meta(self, row_group: int, leaf: Any) -> ColumnMetaData | None:
         """The ColumnMetaData metadata views show: decrypted when the keys are at
         hand, else what the footer holds (stripped, or none, for an encrypted column)."""
@@ -352,7 +366,7 @@ class ParquetFile:
         index), or None when the chunk has none. Its ``might_contain`` takes
         Python values of the column's type."""
         leaf = self._leaf(column)
-        chunk, decryptor = self._chunk_decryptor(row_group, leaf)
+        chunk, decryptor = self._local_chunk(row_group, leaf)
         meta = chunk.meta_data if decryptor is None else decryptor.metadata
         if meta is None or meta.bloom_filter_offset is None:
             return None
@@ -363,14 +377,14 @@ class ParquetFile:
     def column_index(self, row_group: int, column: str | int) -> ColumnIndex | None:
         """The ColumnIndex (per-page bounds) of one column chunk, or None."""
         leaf = self._leaf(column)
-        chunk, decryptor = self._chunk_decryptor(row_group, leaf)
+        chunk, decryptor = self._local_chunk(row_group, leaf)
         with self._index_context(row_group, leaf):
             return read_column_index(self._source, chunk, decryptor=decryptor)
 
     def offset_index(self, row_group: int, column: str | int) -> OffsetIndex | None:
         """The OffsetIndex (page locations and first rows) of one column chunk, or None."""
         leaf = self._leaf(column)
-        chunk, decryptor = self._chunk_decryptor(row_group, leaf)
+        chunk, decryptor = self._local_chunk(row_group, leaf)
         with self._index_context(row_group, leaf):
             return read_offset_index(self._source, chunk, num_rows=self.metadata.row_group(row_group).num_rows,
                                      decryptor=decryptor)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import parquet_codec.reader as reader
-from parquet_codec.errors import ChecksumError, ParquetError, SchemaError
+from parquet_codec.errors import ChecksumError, ParquetError, SchemaError, UnsupportedError
 from tests.conftest import CORPUS_BAD, CORPUS_DATA, corpus_files
 from tests.support.compare import first_difference, same
 
@@ -472,3 +472,19 @@ def test_read_with_pyarrows_positional_arguments(tmp_path):
     assert [t.num_rows for t in pf.iter_batches(2, [0], ["a"], False, False)] == [2, 1]
     pf.close(True)
     assert pf.closed
+
+
+def test_summary_file_names_the_file_holding_the_data(tmp_path):
+    """A ``_metadata`` summary file lists row groups other files hold: its
+    metadata reads, its data is refused naming the file (pyarrow fails parsing a page header)."""
+    collected: list = []
+    table = pa.table({"a": [1, 2, 3, 4], "p": ["x", "x", "y", "y"]})
+    pq.write_to_dataset(table, tmp_path, partition_cols=["p"], metadata_collector=collected)
+    pq.write_metadata(table.schema.remove(1), tmp_path / "_metadata", metadata_collector=collected)
+    pf = reader.ParquetFile(tmp_path / "_metadata")
+    assert pf.metadata.num_rows == 4 and pf.metadata.row_group(1).column(0).statistics.max == 4
+    where = pf.metadata.row_group(0).column(0).file_path
+    for read in (pf.read, lambda: pf.read(filters=[("a", ">", 1)]), lambda: pf.column_index(0, "a"),
+                 lambda: pf.bloom_filter(0, "a")):
+        with pytest.raises(UnsupportedError, match=f"in another file, '{where}'.*row group 0, column 'a'"):
+            read()

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from parquet_codec.column import LEGACY_DICTIONARY_PADDING, chunk_range
+from parquet_codec.column import LEGACY_DICTIONARY_PADDING, check_local, chunk_range
 from parquet_codec.errors import ParquetError, SchemaError, UnsupportedError
 from parquet_codec.format.ttypes import ColumnChunk, ColumnMetaData
 from parquet_codec.io import ByteSource, open_source
@@ -189,6 +189,7 @@ class Chunk:
 
     def read_bytes(self, source: ByteSource, padding: int = 0) -> tuple[memoryview, int]:
         """The chunk's page bytes and their file offset (``padding``: see :func:`chunk_padding`)."""
+        check_local(self.chunk)
         start, length = chunk_range(self.meta, source.size, padding=padding)
         return source.read(start, length), start
 
