@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import struct
+import textwrap
 from collections.abc import Callable
 from typing import Any, BinaryIO
 
@@ -26,12 +27,11 @@ from parquet_codec.format.ttypes import (
     ColumnChunk,
     ColumnMetaData,
     CompressionCodec,
-    ConvertedType,
     Encoding,
 )
 from parquet_codec.metadata import MAGIC, FileMetadata, key_value_bytes
 from parquet_codec.schema import SchemaNode
-from parquet_codec.schema_views import ParquetSchema
+from parquet_codec.schema_views import ColumnSchema, ParquetLogicalType, ParquetSchema, object_line
 from parquet_codec.sink import open_sink
 from parquet_codec.sorting import SortingColumn
 from parquet_codec.statistics import SIGNED, UNDEFINED, bound_value, sort_order
@@ -62,6 +62,15 @@ class _View:
 
     def equals(self, other: object) -> bool:
         return type(other) is type(self) and self._struct() == other._struct()
+
+    def _text(self, fields: dict[str, Any]) -> str:
+        """pyarrow's text of the view: the object, then a field per line (a
+        value starting with a line break: its lines under the field's name)."""
+        lines = [object_line(self)]
+        for name, value in fields.items():
+            text = str(value)
+            lines.append(f"  {name}:{'' if text.startswith(chr(10)) else ' '}{text}")
+        return "\n".join(lines)
 
     def __eq__(self, other: object) -> bool:
         return self.equals(other)
@@ -167,8 +176,8 @@ class FileMetaData(_View):
         }
 
     def __repr__(self) -> str:
-        return (f"<parquet_codec FileMetaData created_by={self.created_by!r} num_columns={self.num_columns} "
-                f"num_rows={self.num_rows} num_row_groups={self.num_row_groups}>")
+        return self._text({name: getattr(self, name) for name in (
+            "created_by", "num_columns", "num_rows", "num_row_groups", "format_version", "serialized_size")})
 
 
 class RowGroupMetaData(_View):
@@ -200,6 +209,10 @@ class RowGroupMetaData(_View):
         return {"num_columns": self.num_columns, "num_rows": self.num_rows, "total_byte_size": self.total_byte_size,
                 "columns": [self.column(i).to_dict() for i in range(self.num_columns)],
                 "sorting_columns": [s.to_dict() for s in self.sorting_columns]}
+
+    def __repr__(self) -> str:
+        return self._text({name: getattr(self, name) for name in (
+            "num_columns", "num_rows", "total_byte_size", "sorting_columns")})
 
 
 def _meta_field(name: str) -> property:
@@ -280,13 +293,9 @@ class ColumnChunkMetaData(_View):
         return "type" if index < len(orders) and orders[index].TYPE_ORDER is not None else None
 
     @property
-    def geo_statistics(self) -> dict[str, Any] | None:
+    def geo_statistics(self) -> GeoStatistics | None:
         geo = self._field("geospatial_statistics")
-        if geo is None:
-            return None
-        box = geo.bbox
-        corners = {name: None if box is None else getattr(box, name) for name in _BOX}
-        return {"geospatial_types": list(geo.geospatial_types or ()) or None, **corners}
+        return None if geo is None else GeoStatistics(geo)
 
     @property
     def has_dictionary_page(self) -> bool:
@@ -309,7 +318,8 @@ class ColumnChunkMetaData(_View):
         return {
             "file_offset": self.file_offset, "file_path": self.file_path, "physical_type": self.physical_type,
             "num_values": self.num_values, "path_in_schema": self.path_in_schema, "is_stats_set": stats is not None,
-            "statistics": None if stats is None else stats.to_dict(), "geo_statistics": self.geo_statistics,
+            "statistics": None if stats is None else stats.to_dict(),
+            "geo_statistics": None if self.geo_statistics is None else self.geo_statistics.to_dict(),
             "compression": self.compression,
             "encodings": self.encodings, "has_dictionary_page": self.has_dictionary_page,
             "dictionary_page_offset": self.dictionary_page_offset, "data_page_offset": self.data_page_offset,
@@ -317,6 +327,13 @@ class ColumnChunkMetaData(_View):
             "total_uncompressed_size": self.total_uncompressed_size,
             "bloom_filter_offset": self.bloom_filter_offset, "bloom_filter_length": self.bloom_filter_length,
         }
+
+    def __repr__(self) -> str:
+        fields = self.to_dict()
+        # The statistics and geospatial statistics as their own text, indented under their names.
+        fields["statistics"] = "\n" + textwrap.indent(repr(self.statistics), " " * 4)
+        fields["geo_statistics"] = "\n" + textwrap.indent(repr(self.geo_statistics), " " * 4)
+        return self._text(fields)
 
 
 class Statistics(_View):
@@ -336,8 +353,13 @@ class Statistics(_View):
         return type_name(self._leaf.physical_type)
 
     @property
-    def converted_type(self) -> str | None:
-        return _name(ConvertedType._VALUES_TO_NAMES, self._leaf.element.converted_type)
+    def logical_type(self) -> ParquetLogicalType:
+        return ColumnSchema(self._leaf).logical_type
+
+    @property
+    def converted_type(self) -> str:
+        """The column's converted type as pyarrow names it ("NONE" for none)."""
+        return ColumnSchema(self._leaf).converted_type
 
     @property
     def num_values(self) -> int | None:
@@ -362,7 +384,7 @@ class Statistics(_View):
             return None
         if self._order == "type" and stats.min_value is not None and stats.max_value is not None:
             return stats.min_value, stats.max_value
-        if stats.min is not None and stats.max is not None and (self._order == "legacy" or self.order == SIGNED):
+        if stats.min is not None and stats.max is not None and self.order == SIGNED:
             return stats.min, stats.max
         return None
 
@@ -398,9 +420,9 @@ class Statistics(_View):
 
     def _value(self, raw: bytes | None) -> Any:
         """A bound as the column's Python value; the bytes themselves where they
-        do not decode as one value of the type (pyarrow keeps FLOAT16 and
-        INTERVAL bounds as bytes too)."""
-        if raw is None or self._info.kind in ("float16", "interval", "int96"):
+        do not decode as one value of the type, and, as pyarrow keeps them,
+        for the types it has no Python value of bounds for."""
+        if raw is None or self._info.kind in _RAW_BOUNDS:
             return raw
         try:
             return bound_value(raw, self._info)
@@ -413,10 +435,46 @@ class Statistics(_View):
                 "null_count": self._wrapped.null_count, "distinct_count": self._wrapped.distinct_count,
                 "num_values": self.num_values, "physical_type": self.physical_type}
 
+    def __repr__(self) -> str:
+        fields = self.to_dict()
+        fields["logical_type"], fields["converted_type (legacy)"] = self.logical_type, self.converted_type
+        return self._text(fields)
 
+
+_BOX = ("xmin", "xmax", "ymin", "ymax", "zmin", "zmax", "mmin", "mmax")
+
+
+class GeoStatistics(_View):
+    """pyarrow.parquet.GeoStatistics over a GeospatialStatistics struct: the
+    geometry types present and the bounding box (None for an absent bound)."""
+
+    def __init__(self, geo: Any) -> None:
+        self._wrapped = geo
+
+    @property
+    def geospatial_types(self) -> list[int] | None:
+        return list(self._wrapped.geospatial_types or ()) or None
+
+    def _corner(self, name: str) -> float | None:
+        box = self._wrapped.bbox
+        return None if box is None else getattr(box, name)
+
+    # The box's bounds, one property each.
+    xmin, xmax, ymin, ymax, zmin, zmax, mmin, mmax = (property(lambda self, n=name: self._corner(n)) for name in _BOX)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"geospatial_types": self.geospatial_types, **{name: self._corner(name) for name in _BOX}}
+
+    def __repr__(self) -> str:
+        pairs = (f"  {low}: {self._corner(low)}, {high}: {self._corner(high)}"
+                 for low, high in zip(_BOX[::2], _BOX[1::2], strict=True))
+        return "\n".join([object_line(self), f"  geospatial_types: {self.geospatial_types}", *pairs])
+
+
+#: Column kinds whose bounds pyarrow gives as the stored bytes.
+_RAW_BOUNDS = frozenset({"float16", "interval", "int96", "uuid", "json", "bson"})
 _CODEC_NAMES = {**CompressionCodec._VALUES_TO_NAMES, CompressionCodec.LZ4: "LZ4_HADOOP",
                 CompressionCodec.LZ4_RAW: "LZ4"}
-_BOX = ("xmin", "xmax", "ymin", "ymax", "zmin", "zmax", "mmin", "mmax")
 
 
 def _ordered_right(writer: tuple[str, tuple[int, ...]], stats: Statistics) -> bool:
@@ -429,4 +487,4 @@ def _ordered_right(writer: tuple[str, tuple[int, ...]], stats: Statistics) -> bo
     return not legacy or stats.order == SIGNED
 
 
-__all__ = ["ColumnChunkMetaData", "FileMetaData", "RowGroupMetaData", "Statistics"]
+__all__ = ["ColumnChunkMetaData", "FileMetaData", "GeoStatistics", "RowGroupMetaData", "Statistics"]

@@ -30,6 +30,7 @@ _NAMES = {
     "JSON": ("JSON", "JSON"), "BSON": ("BSON", "BSON"), "UUID": ("UUID", "UUID"), "FLOAT16": ("FLOAT16", "Float16"),
     "VARIANT": ("VARIANT", "Variant"), "GEOMETRY": ("GEOMETRY", "Geometry"), "GEOGRAPHY": ("GEOGRAPHY", "Geography"),
     "UNDEFINED": ("UNDEFINED", "Undefined"),
+    "INTERVAL": ("UNKNOWN", "Interval"),  # Arrow's, for the INTERVAL ConvertedType (no LogicalType has it)
 }
 _UNITS = {"MILLIS": "milliseconds", "MICROS": "microseconds", "NANOS": "nanoseconds"}
 
@@ -38,16 +39,23 @@ def _unit(unit: TimeUnit | None) -> str:
     return next((text for member, text in _UNITS.items() if getattr(unit, member, None) is not None), "unknown")
 
 
+def object_line(view: object) -> str:
+    """The first line of a view's text, as pyarrow's: its class and address."""
+    return f"<{type(view).__module__}.{type(view).__qualname__} object at {id(view):#x}>"
+
+
 class ParquetLogicalType:
     """pyarrow.parquet.ParquetLogicalType: ``type``, ``to_json()`` and the
     text Arrow prints, for a LogicalType (None: no logical type)."""
 
-    def __init__(self, logical: LogicalType | None, from_converted: bool = False) -> None:
+    def __init__(self, logical: LogicalType | None, from_converted: bool = False, interval: bool = False) -> None:
         self._logical = logical
-        known = (m for m in _NAMES if m != "UNDEFINED" and logical is not None and getattr(logical, m) is not None)
+        known = (m for m in _NAMES if logical is not None and getattr(logical, m, None) is not None)
         self._member = next(known, None)
         if logical is not None and self._member is None:
             self._member = "UNDEFINED"  # a type from a later format version
+        elif interval:
+            self._member = "INTERVAL"
         self._fields, self._json = self._params(from_converted)
 
     def _params(self, from_converted: bool) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -129,7 +137,8 @@ class ColumnSchema:
         stored = self._node.element.logicalType
         if stored is not None and not is_known_logical_type(stored):
             return ParquetLogicalType(stored)  # Undefined
-        return ParquetLogicalType(self._node.logical_type, from_converted=stored is None)
+        interval = stored is None and self._node.element.converted_type == ConvertedType.INTERVAL
+        return ParquetLogicalType(self._node.logical_type, from_converted=stored is None, interval=interval)
 
     @property
     def converted_type(self) -> str:
@@ -142,8 +151,9 @@ class ColumnSchema:
 
     @property
     def length(self) -> int:
-        """The byte width of a FIXED_LEN_BYTE_ARRAY, else 0."""
-        return self._node.type_length or 0 if self._node.physical_type == Type.FIXED_LEN_BYTE_ARRAY else 0
+        """The stored type length (a FIXED_LEN_BYTE_ARRAY's byte width; some
+        writers set one on other types too, in bits), else 0."""
+        return self._node.element.type_length or 0
 
     @property
     def precision(self) -> int:
@@ -181,7 +191,7 @@ class ColumnSchema:
         legacy = self.converted_type  # Arrow's text: the decimal's digits, or a fixed width
         if legacy == "DECIMAL":
             legacy = f"DECIMAL({self.precision}, {self.scale})"
-        elif legacy == "NONE" and self.physical_type == "FIXED_LEN_BYTE_ARRAY":
+        elif self.physical_type == "FIXED_LEN_BYTE_ARRAY":
             legacy = f"FIXED_LEN_BYTE_ARRAY(length={self.length})"
         return (f"<ParquetColumnSchema>\n  name: {self.name}\n  path: {self.path}\n"
                 f"  max_definition_level: {self.max_definition_level}\n"
@@ -239,11 +249,50 @@ class ParquetSchema:
 
     __hash__ = None  # type: ignore[assignment]
 
-    def __str__(self) -> str:
-        return str(self._schema)
-
     def __repr__(self) -> str:
-        return f"<parquet_codec.ParquetSchema>\n{self._schema}"
+        return f"{object_line(self)}\n{_arrow_text(self._schema)}"
 
 
-__all__ = ["ColumnSchema", "ParquetLogicalType", "ParquetSchema"]
+#: Arrow's lower-case names of the physical types in its schema text.
+_ARROW_TYPES = {Type.BOOLEAN: "boolean", Type.INT32: "int32", Type.INT64: "int64", Type.INT96: "int96",
+                Type.FLOAT: "float", Type.DOUBLE: "double", Type.BYTE_ARRAY: "binary"}
+_REPETITIONS = {0: "required", 1: "optional", 2: "repeated"}
+
+
+def _arrow_text(schema: Schema) -> str:
+    """The schema as Arrow prints it: a node per line with its repetition,
+    type, field id (-1: none), name and annotation: the logical type, else
+    the converted type (a DECIMAL with its digits)."""
+    lines: list[str] = []
+
+    def visit(node: SchemaNode, depth: int) -> None:
+        view, indent = ColumnSchema(node), "  " * depth
+        repetition = node.repetition if node.parent is not None else node.element.repetition_type
+        head = f"{indent}{_REPETITIONS.get(repetition, 'required')} "
+        if node.is_leaf:
+            width = node.type_length or 0
+            head += _ARROW_TYPES.get(node.physical_type, f"fixed_len_byte_array({width})") + " "
+        else:
+            head += "group "
+        head += f"field_id={-1 if node.field_id is None else node.field_id} {node.name}"
+        if view.logical_type.type not in ("NONE", "UNDEFINED"):
+            head += f" ({view.logical_type})"
+        elif view.converted_type == "MAP_KEY_VALUE":  # Arrow's logical type for it
+            head += " (Map)"
+        elif view.converted_type == "DECIMAL":
+            head += f" (DECIMAL({view.precision},{view.scale}))"
+        elif view.converted_type != "NONE":
+            head += f" ({view.converted_type})"
+        if node.is_leaf:
+            lines.append(head + ";")
+            return
+        lines.append(head + " {")
+        for child in node.children:
+            visit(child, depth + 1)
+        lines.append(indent + "}")
+
+    visit(schema.root, 0)
+    return "\n".join(lines) + "\n"
+
+
+__all__ = ["ColumnSchema", "ParquetLogicalType", "ParquetSchema", "object_line"]

@@ -8,6 +8,7 @@ import datetime
 import decimal
 import io
 import math
+import re
 import warnings
 from pathlib import Path
 
@@ -54,6 +55,36 @@ def test_to_dict_equals_pyarrows(path):
                 # pyarrow has no name for the deprecated Hadoop LZ4 codec (5); Arrow's is LZ4_HADOOP.
                 column["compression"] = "LZ4_HADOOP"
     assert _same(ours, theirs)
+    assert _texts(pc.ParquetFile(path).metadata) == _texts(pq.ParquetFile(path).metadata)
+
+
+def _texts(metadata: object) -> list[str]:
+    """The text of the file's, its row groups' and column chunks' views (the
+    statistics' within), the objects' classes and addresses left out."""
+    views = [metadata]
+    for g in range(metadata.num_row_groups):
+        views += [metadata.row_group(g), *(metadata.row_group(g).column(c) for c in range(metadata.num_columns))]
+    # pyarrow has no name for the deprecated Hadoop LZ4 codec (5); Arrow's is LZ4_HADOOP.
+    return [re.sub(r"<[\w.]+ object at 0x[0-9a-f]+>", "<object>", repr(view)).replace(": UNKNOWN\n", ": LZ4_HADOOP\n")
+            for view in views]
+
+
+def test_other_writers_statistics_read_as_pyarrow_reads_them(tmp_path):
+    """fastparquet writes only the deprecated min and max, which hold for
+    signed orders alone (its unsigned columns have none); UUID and JSON bounds are bytes."""
+    fastparquet = pytest.importorskip("fastparquet")
+    pd = pytest.importorskip("pandas")
+    import numpy as np
+
+    frame = pd.DataFrame({"i": np.arange(-3, 3), "u8": np.arange(6, dtype=np.uint8), "s": list("abcdef")})
+    fastparquet.write(str(tmp_path / "fp.parquet"), frame, object_encoding={"s": "utf8"}, stats=True)
+    table = pa.table({"u": pa.array([b"\x01" * 16, b"\x02" * 16], pa.uuid()), "j": pa.array(["[]", "{}"], pa.json_())})
+    pq.write_table(table, tmp_path / "pa.parquet")
+    for name in ("fp.parquet", "pa.parquet"):
+        ours, theirs = pc.ParquetFile(tmp_path / name).metadata, pq.ParquetFile(tmp_path / name).metadata
+        assert _texts(ours) == _texts(theirs), name
+        assert _same(ours.to_dict(), theirs.to_dict()), name
+    assert not pc.ParquetFile(tmp_path / "fp.parquet").metadata.row_group(0).column(1).statistics.has_min_max
 
 
 def _typed_table() -> object:

@@ -38,9 +38,8 @@ def _columns() -> dict:
     }
 
 
-def _same_columns(raw: bytes) -> None:
-    theirs = pq.ParquetFile(io.BytesIO(raw)).metadata.schema
-    ours = pc.ParquetFile(io.BytesIO(raw)).metadata.schema
+def _same_views(ours: object, theirs: object) -> None:
+    """Every column's attributes, logical type and text, and the schema's text, as pyarrow's."""
     assert len(ours) == len(theirs) and ours.names == theirs.names
     for i in range(len(theirs)):
         got, expected = ours.column(i), theirs.column(i)
@@ -49,6 +48,13 @@ def _same_columns(raw: bytes) -> None:
         lt, their_lt = got.logical_type, expected.logical_type
         assert (str(lt), lt.type, lt.to_json()) == (str(their_lt), their_lt.type, their_lt.to_json()), expected.path
         assert repr(got) == repr(expected)
+    assert repr(ours).split("\n", 1)[1] == repr(theirs).split("\n", 1)[1]  # after the line naming the object
+
+
+def _same_columns(raw: bytes) -> None:
+    theirs = pq.ParquetFile(io.BytesIO(raw)).metadata.schema
+    ours = pc.ParquetFile(io.BytesIO(raw)).metadata.schema
+    _same_views(ours, theirs)
     assert ours.to_arrow_schema().equals(theirs.to_arrow_schema())
 
 
@@ -76,14 +82,30 @@ def test_corpus_schemas_as_pyarrow_shows_them(path):
         theirs = pq.ParquetFile(path).metadata.schema
     except Exception as exc:  # noqa: BLE001 - pyarrow cannot open a few corpus files
         pytest.skip(f"pyarrow cannot open it: {exc}")
-    ours = pc.ParquetFile(path).metadata.schema
-    assert ours.names == theirs.names
-    for i in range(len(theirs)):
-        got, expected = ours.column(i), theirs.column(i)
-        assert [getattr(got, a) for a in ATTRIBUTES] == [getattr(expected, a) for a in ATTRIBUTES], expected.path
-        lt, their_lt = got.logical_type, expected.logical_type
-        assert (str(lt), lt.type, lt.to_json()) == (str(their_lt), their_lt.type, their_lt.to_json()), expected.path
-        assert repr(got) == repr(expected)
+    _same_views(pc.ParquetFile(path).metadata.schema, theirs)
+
+
+def test_every_type_the_writer_writes_shows_as_pyarrow_shows_it(tmp_path):
+    """INTERVAL (Arrow's "Interval" logical type), INT96, legacy maps and the rest of the writer's matrix."""
+    from tests.test_writer import _columns as every_type
+
+    columns = every_type()
+    schema = pc.Schema.from_fields([tree for tree, _ in columns.values()])
+    pc.write_table(pc.Table.from_pydict({name: values for name, (_, values) in columns.items()}, schema),
+                   tmp_path / "all.parquet")
+    _same_views(pc.ParquetFile(tmp_path / "all.parquet").metadata.schema,
+                pq.ParquetFile(tmp_path / "all.parquet").metadata.schema)
+
+
+def test_type_lengths_on_other_types_show_as_stored(tmp_path):
+    """fastparquet stores a type length (in bits) on integer, float and boolean columns."""
+    fastparquet = pytest.importorskip("fastparquet")
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"i": np.arange(3), "f": np.linspace(0, 1, 3), "b": [True, False, True]})
+    fastparquet.write(str(tmp_path / "fp.parquet"), frame)
+    ours = pc.ParquetFile(tmp_path / "fp.parquet").metadata.schema
+    _same_views(ours, pq.ParquetFile(tmp_path / "fp.parquet").metadata.schema)
+    assert [c.length for c in ours] == [64, 64, 1]
 
 
 def test_views_compare_and_pass_through():
