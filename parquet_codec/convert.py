@@ -288,13 +288,18 @@ def _arrow_origin(schema: Any) -> tuple[dict[str, str], dict[str, ArrowField]]:
     return metadata, {f.name: f for f in stored.fields}
 
 
-def from_pandas(df: Any, schema: Schema | None = None) -> Table:
-    """A table from a pandas DataFrame (its index is not written)."""
+def from_pandas(df: Any, schema: Schema | None = None, preserve_index: bool | None = None) -> Table:
+    """A table from a pandas DataFrame, converted as pyarrow converts it:
+    ``preserve_index`` (pyarrow's) None keeps a RangeIndex in the pandas
+    metadata only and any other index as columns, True always as columns,
+    False not at all. Without pyarrow the index is not kept."""
     try:
         import pyarrow as pa
     except ImportError:
         return from_pydict({str(c): _pandas_column(df[c]) for c in df.columns}, schema)
-    return from_arrow(pa.Table.from_pandas(df, preserve_index=False), schema)
+    if schema is not None and preserve_index is None:
+        preserve_index = False  # the columns are the schema's
+    return from_arrow(pa.Table.from_pandas(df, preserve_index=preserve_index), schema)
 
 
 def _pandas_column(series: Any) -> Any:

@@ -318,11 +318,12 @@ class Table:
         return from_pylist(rows, schema)
 
     @classmethod
-    def from_pandas(cls, df: Any, schema: Schema | None = None) -> Table:
-        """A table from a pandas DataFrame."""
+    def from_pandas(cls, df: Any, schema: Schema | None = None, preserve_index: bool | None = None) -> Table:
+        """A table from a pandas DataFrame, its index kept as pyarrow keeps it
+        (see :func:`parquet_codec.convert.from_pandas`)."""
         from parquet_codec.convert import from_pandas
 
-        return from_pandas(df, schema)
+        return from_pandas(df, schema, preserve_index)
 
     @classmethod
     def from_arrow(cls, table: Any) -> Table:

@@ -96,3 +96,24 @@ def test_arrow_schema_metadata_that_is_not_utf8_is_kept_byte_for_byte():
     pc.write_table(table, sink)
     written = pq.read_metadata(io.BytesIO(sink.getvalue())).metadata
     assert {k: v for k, v in written.items() if k != b"ARROW:schema"} == stored
+
+
+@pytest.mark.parametrize("index", ["range", "named", "multi", "datetime"])
+def test_pandas_index_is_kept_as_pyarrow_keeps_it(index, tmp_path) -> None:
+    """A RangeIndex in the pandas metadata only, any other index as columns:
+    pandas reads back the same frame from our file as from pyarrow's."""
+    pd = pytest.importorskip("pandas")
+    import pyarrow.parquet as pq
+
+    import parquet_codec as pc
+
+    frame = pd.DataFrame({"x": [1, 2, 3], "s": ["a", None, "c"], "t": pd.date_range("2020-01-01", periods=3)},
+                         index=pd.RangeIndex(10, 13))
+    frame = {"range": frame, "named": frame.set_index("s"), "multi": frame.set_index(["x", "s"]),
+             "datetime": frame.set_index("t")}[index]
+    pc.write_table(frame, tmp_path / "ours.parquet")
+    pq.write_table(pa.Table.from_pandas(frame), tmp_path / "theirs.parquet")
+    expected = pd.read_parquet(tmp_path / "theirs.parquet")
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "ours.parquet"), expected)
+    pd.testing.assert_frame_equal(pc.read_table(tmp_path / "ours.parquet").to_pandas(), expected)
+    assert Table.from_pandas(frame, preserve_index=False).column_names == list(frame.columns)
