@@ -252,6 +252,27 @@ def restore_array(array: Any, target: Any) -> Any:
     return array
 
 
+def dictionary_array(values: Any, target: Any, pages: list[Any]) -> Any:
+    """``values`` as the dictionary type ``target``, as pyarrow reads a
+    dictionary-encoded column: the dictionary lists the chunks' dictionary
+    page values (``pages``) first, in their order, then any other value in
+    order of appearance (pages that fell back to plain encoding)."""
+    import pyarrow as pa
+    import pyarrow.compute as compute
+
+    value_type = target.value_type
+    values = restore_array(values, value_type)
+    pages = [restore_array(page, value_type) for page in pages]
+    if not all(page.type.equals(value_type) for page in [values, *pages]):
+        return restore_array(values, target)
+    dictionary = compute.unique(pa.concat_arrays([*pages, values.drop_null()]))
+    try:
+        indices = compute.index_in(values, value_set=dictionary).cast(target.index_type)
+    except pa.ArrowInvalid:  # more values than the stored index type holds
+        return restore_array(values, target)
+    return pa.DictionaryArray.from_arrays(indices, dictionary, ordered=target.ordered)
+
+
 def _list_view(pa: Any, array: Any, target: Any) -> Any:
     """A list array as the list view ``target`` over the same values."""
     if isinstance(array, pa.ChunkedArray):
@@ -267,5 +288,5 @@ def _list_view(pa: Any, array: Any, target: Any) -> Any:
     return kind.from_arrays(starts, sizes, values, type=target, mask=mask)
 
 
-__all__ = ["child_origins", "leaf_to_pylist", "pyarrow_fields", "restore_array", "restored_field",
+__all__ = ["child_origins", "dictionary_array", "leaf_to_pylist", "pyarrow_fields", "restore_array", "restored_field",
            "restored_type", "split_metadata", "stored_schema", "with_stored_metadata"]

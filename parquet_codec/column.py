@@ -109,7 +109,7 @@ def chunk_range(meta: ColumnMetaData, file_size: int, *, padding: int = 0) -> tu
 
 def read_column_chunk(
     source: ByteSource, chunk: ColumnChunk, leaf: SchemaNode, *, verify_checksums: bool = True, padding: int = 0,
-    decryptor: object | None = None, out: np.ndarray | None = None,
+    decryptor: object | None = None, out: np.ndarray | None = None, keep_dictionary: bool = False,
 ) -> LeafData:
     """Decode every page of ``chunk`` into the leaf's levels and non-null values.
 
@@ -117,7 +117,8 @@ def read_column_chunk(
     (crypto.ColumnChunkDecryptor) decrypts an encrypted chunk; its
     ``metadata`` replaces the chunk's (possibly encrypted) ColumnMetaData.
     ``out`` (a 1-D array of the leaf's :func:`plain_dtype`) receives the
-    non-null values, which are then a view of it."""
+    non-null values, which are then a view of it. ``keep_dictionary``: return
+    the values of the dictionary page too (LeafData.dictionary)."""
     check_local(chunk)
     meta = chunk.meta_data if decryptor is None else decryptor.metadata
     if meta is None:
@@ -130,7 +131,7 @@ def read_column_chunk(
     start, length = chunk_range(meta, source.size, padding=padding)
     buffer = _value_buffer(leaf, meta.num_values, length, out)
     expected = meta.num_values if buffer is None and plausible_items(meta.num_values, 8, length) else 0  # offsets
-    reader = _ChunkReader(leaf, meta.codec, verify_checksums, decryptor, buffer, expected)
+    reader = _ChunkReader(leaf, meta.codec, verify_checksums, decryptor, buffer, expected, keep_dictionary)
     for page in iter_pages(source.read(start, length), start, meta.num_values, decryptor):
         reader.add(page)
     return reader.finish(meta.num_values)
@@ -140,6 +141,7 @@ def read_column_chunk(
 def read_column_pages(
     source: ByteSource, chunk: ColumnChunk, leaf: SchemaNode, page_locations: Sequence[PageLocation],
     pages: Sequence[int] | np.ndarray, *, verify_checksums: bool = True, decryptor: object | None = None,
+    keep_dictionary: bool = False,
 ) -> LeafData:
     """Decode only the data pages ``pages`` (indices into an OffsetIndex's
     ``page_locations``, ascending) and the dictionary page (PageIndex.md: the
@@ -153,7 +155,8 @@ def read_column_pages(
         raise CorruptFileError("column chunk has no metadata")
     _check_meta(meta, leaf)
     buffer = _value_buffer(leaf, meta.num_values, min(max(meta.total_compressed_size or 0, 0), source.size))
-    reader = _ChunkReader(leaf, meta.codec, verify_checksums, decryptor, buffer=buffer)
+    reader = _ChunkReader(leaf, meta.codec, verify_checksums, decryptor, buffer=buffer,
+                          keep_dictionary=keep_dictionary)
     idx = np.asarray(pages, dtype=np.int64)
     if not len(idx) or meta.num_values == 0:
         return empty_leaf(leaf)
@@ -269,7 +272,8 @@ class _ChunkReader:
     as a list of per-page values joined at the end."""
 
     def __init__(self, leaf: SchemaNode, codec: int, verify_checksums: bool, decryptor: object | None = None,
-                 buffer: _ValueBuffer | None = None, expected: int = 0) -> None:
+                 buffer: _ValueBuffer | None = None, expected: int = 0, keep_dictionary: bool = False) -> None:
+        self.keep_dictionary = keep_dictionary  # returned with the values (a large one otherwise goes first)
         self.decryptor = decryptor
         self.leaf = leaf
         self.codec = codec
@@ -520,8 +524,9 @@ class _ChunkReader:
             raise CorruptFileError(f"pages hold {self.num_values} values, the column chunk declares {declared}")
         defs = _join_levels(self.defs) if self.leaf.max_definition_level else None
         reps = _join_levels(self.reps) if self.leaf.max_repetition_level else None
+        dictionary = None if self.dictionary is None or not self.keep_dictionary else _as_array(self.dictionary)
         values = self._join_values() if self.buffer is None else self.buffer.result()
-        return LeafData(defs, reps, values, self.num_values)
+        return LeafData(defs, reps, values, self.num_values, dictionary)
 
     def _join_values(self) -> Array:
         parts, builder = self.values, self.builder

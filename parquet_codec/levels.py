@@ -19,7 +19,7 @@ field's own ``def_level``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
 import numpy as np
@@ -48,13 +48,22 @@ class LeafData(NamedTuple):
     ``rep_levels`` None when its max repetition level is 0. ``values`` holds
     only the non-null values (PrimitiveArray or BinaryArray, no validity): one
     per level equal to the max definition level. ``num_values`` counts the
-    level slots, nulls included.
+    level slots, nulls included. ``dictionary``: the values of the chunk's
+    dictionary page, in its order, when it has one.
     """
 
     def_levels: np.ndarray | None
     rep_levels: np.ndarray | None
     values: Array
     num_values: int
+    dictionary: Array | None = None
+
+
+def keep_dictionary(dictionaries: dict[str, list[Array]], name: str, leaves: Iterable[LeafData]) -> None:
+    """Add the dictionary pages of ``leaves`` (a column's chunks) to ``dictionaries[name]``."""
+    for data in leaves:
+        if data.dictionary is not None:
+            dictionaries.setdefault(name, []).append(data.dictionary)
 
 
 def reaching(levels: np.ndarray, level: int, max_level: int) -> np.ndarray:

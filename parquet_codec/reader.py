@@ -35,7 +35,7 @@ from parquet_codec.encodings.plain import plain_dtype
 from parquet_codec.errors import DecryptionError, ParquetError, SchemaError
 from parquet_codec.format.ttypes import ColumnIndex, ColumnMetaData, OffsetIndex
 from parquet_codec.io import ByteSource, Source, open_source
-from parquet_codec.levels import assemble
+from parquet_codec.levels import assemble, keep_dictionary
 from parquet_codec.limits import memory_budget, reserve_items
 from parquet_codec.memory import default_pool
 from parquet_codec.metadata import FileMetadata, read_footer
@@ -43,7 +43,7 @@ from parquet_codec.metadata_views import FileMetaData
 from parquet_codec.nested import PRIMITIVE
 from parquet_codec.offset_index import read_offset_index
 from parquet_codec.scan import ReadPlan, Scanner
-from parquet_codec.schema import Schema
+from parquet_codec.schema import Schema, SchemaNode
 from parquet_codec.table import Table
 from parquet_codec.types import logical_info
 
@@ -123,10 +123,24 @@ class ParquetFile:
         """The tables' metadata and the columns' stored Arrow fields (arrow_origin.py)."""
         return split_metadata(self.metadata.key_value_metadata, self.schema.fields)
 
-    def _table(self, schema: Schema, arrays: dict[str, Array], num_rows: int) -> Table:
+    def _table(self, schema: Schema, arrays: dict[str, Array], num_rows: int,
+               dictionaries: dict[str, list[Array]] | None = None) -> Table:
         metadata, origin = self._arrow
         options = self.read_options.with_stored_schema() if origin else self.read_options
-        return Table(schema, arrays, num_rows, metadata=metadata, origin=origin, read_options=options)
+        return Table(schema, arrays, num_rows, metadata=metadata, origin=origin, read_options=options,
+                     dictionaries=dictionaries)
+
+    def _keeps_dictionary(self, leaf: SchemaNode) -> bool:
+        """Whether a leaf reads as an Arrow dictionary (a flat column of a
+        stored dictionary type, or in ``read_dictionary``): then its chunks'
+        dictionary pages are kept, since pyarrow's dictionaries list those
+        values first, in their order. (Only this column's stored type is decoded.)"""
+        if len(leaf.path) != 1:
+            return False
+        name, origin = leaf.path[0], self._arrow[1]
+        options = self.read_options.with_stored_schema() if origin else self.read_options
+        stored = origin.get(name) if origin else None
+        return (stored is not None and stored.dictionary is not None) or name in options.read_dictionary
 
     @property
     def num_row_groups(self) -> int:
@@ -147,7 +161,9 @@ class ParquetFile:
         ``use_pandas_metadata`` adds the DataFrame index columns the pandas metadata
         names; ``use_threads``, as in pyarrow's signature, changes nothing here."""
         schema = self._projection(self._with_index(columns, use_pandas_metadata))
-        return self._table(schema, self._read_arrays(i, schema), self.metadata.row_group(i).num_rows)
+        dictionaries: dict[str, list[Array]] = {}
+        arrays = self._read_arrays(i, schema, dictionaries=dictionaries)
+        return self._table(schema, arrays, self.metadata.row_group(i).num_rows, dictionaries)
 
     def read(self, columns: Sequence[str] | None = None, use_threads: bool = True, use_pandas_metadata: bool = False,
              *, filters: object = None) -> Table:
@@ -186,15 +202,16 @@ class ParquetFile:
         # Flat fixed-width columns of several row groups are decoded into one
         # array each, instead of being joined (copied) afterwards.
         buffers = self._column_buffers(schema, indices) if len(indices) > 1 else {}
-        parts, rows = [], 0
+        parts, rows, dictionaries = [], 0, {}
         for i in indices:
             n = self.metadata.row_group(i).num_rows
-            parts.append(self._read_arrays(i, schema, {k: b[rows : rows + n] for k, b in buffers.items()}))
+            parts.append(self._read_arrays(i, schema, {k: b[rows : rows + n] for k, b in buffers.items()},
+                                           dictionaries))
             rows += n
         if not parts:
             return self._table(schema, {f.name: _empty(f) for f in schema.fields}, 0)
         arrays = {f.name: _join([p[f.name] for p in parts], buffers.get(f.name)) for f in schema.fields}
-        return self._table(schema, arrays, rows)
+        return self._table(schema, arrays, rows, dictionaries)
 
     def _column_buffers(self, schema: Schema, indices: list[int]) -> dict[str, np.ndarray]:
         """An array for every flat fixed-width field of ``schema`` over the rows
@@ -238,21 +255,34 @@ class ParquetFile:
             tables: Iterable[Table] = Scanner(self, self._projection(columns), filters).tables(indices)
         else:
             tables = (self.read_row_group(index, columns) for index in indices)
-        carried: Table | None = None
+        # Batches cut the rows into runs of ``batch_size``. As pyarrow's, a batch
+        # holding a column read as an Arrow dictionary is cut where a row group
+        # ends (their dictionaries differ); others join the row groups' rows.
+        joins = not any(self._keeps_dictionary(leaf) for leaf in self._projection(columns).leaves)
+        carried: Table | None = None  # the open batch's rows so far, when batches join
+        window = 0  # rows of the open batch so far
         for table in tables:
-            first = 0
-            if carried is not None:
-                first = batch_size - carried.num_rows
-                carried = Table.concat([carried, table.slice(0, first)])
-                if carried.num_rows < batch_size:
+            start = 0
+            if window:
+                start = min(batch_size - window, table.num_rows)
+                window += start
+                if joins:
+                    carried = Table.concat([carried, table.slice(0, start)])
+                elif start:
+                    yield table.slice(0, start)
+                if window == batch_size:
+                    if carried is not None:
+                        yield carried
+                    carried, window = None, 0
+            for first in range(start, table.num_rows, batch_size):
+                if table.num_rows - first >= batch_size:
+                    yield table.slice(first, batch_size)
                     continue
-                yield carried
-                carried = None
-            for start in range(first, table.num_rows, batch_size):
-                if table.num_rows - start >= batch_size:
-                    yield table.slice(start, batch_size)
-                else:  # concat copies: a slice would hold the whole row group
-                    carried = Table.concat([table.slice(start), table.slice(0, 0)])
+                window = table.num_rows - first
+                if joins:  # concat copies: a slice would hold the whole row group
+                    carried = Table.concat([table.slice(first), table.slice(0, 0)])
+                else:
+                    yield table.slice(first)
         if carried is not None:
             yield carried
 
@@ -277,13 +307,17 @@ class ParquetFile:
             leaves.extend(matched)
         return self.schema.project(leaves)
 
-    def _read_arrays(self, index: int, schema: Schema, out: dict[str, np.ndarray] | None = None) -> dict[str, Array]:
+    def _read_arrays(self, index: int, schema: Schema, out: dict[str, np.ndarray] | None = None,
+                     dictionaries: dict[str, list[Array]] | None = None) -> dict[str, Array]:
         with memory_budget(self.memory_limit):
-            return self._read_group_arrays(index, schema, out or {})
+            return self._read_group_arrays(index, schema, out or {}, {} if dictionaries is None else dictionaries)
 
-    def _read_group_arrays(self, index: int, schema: Schema, out: dict[str, np.ndarray]) -> dict[str, Array]:
+    def _read_group_arrays(self, index: int, schema: Schema, out: dict[str, np.ndarray],
+                           dictionaries: dict[str, list[Array]]) -> dict[str, Array]:
         """The arrays of row group ``index``; a field named in ``out`` (flat,
-        fixed-width) is decoded into that array of the group's rows."""
+        fixed-width) is decoded into that array of the group's rows. The
+        dictionary page of a column that reads as an Arrow dictionary is added to its
+        list in ``dictionaries``."""
         group = self.metadata.row_group(index)
         arrays: dict[str, Array] = {}
         for field in schema.fields:
@@ -297,7 +331,7 @@ class ParquetFile:
                     meta = chunk.meta_data if decryptor is None else decryptor.metadata
                     leaves[node.path] = read_column_chunk(
                         self._source, chunk, leaf, verify_checksums=self.verify_checksums,
-                        padding=self._chunk_padding, decryptor=decryptor,
+                        padding=self._chunk_padding, decryptor=decryptor, keep_dictionary=self._keeps_dictionary(leaf),
                         out=target if leaf.max_definition_level == 0 or _nulls_absent(meta, leaf) else None,
                     )
                 except ParquetError as exc:
@@ -314,6 +348,7 @@ class ParquetFile:
                     file=self._source.name, row_group=index, column=field.name,
                 )
             arrays[field.name] = array
+            keep_dictionary(dictionaries, field.name, leaves.values())
         return arrays
 
     def _decryptor(self, index: int, group: Any, leaf: Any, chunk: Any) -> object | None:

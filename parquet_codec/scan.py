@@ -26,7 +26,7 @@ from parquet_codec.arrays import Array
 from parquet_codec.column import chunk_range, read_column_chunk, read_column_pages
 from parquet_codec.errors import ParquetError, UnsupportedError
 from parquet_codec.format.ttypes import OffsetIndex
-from parquet_codec.levels import LeafData, assemble, num_rows
+from parquet_codec.levels import LeafData, assemble, keep_dictionary, num_rows
 from parquet_codec.offset_index import RowRanges, pages_for_rows, rows_of_pages
 from parquet_codec.predicate import (
     Filter,
@@ -247,6 +247,7 @@ class Scanner:
         mask = self.filter.row_mask(lambda p: rows_match(p, self.refs[p.column], trimmed[p.column]), len(selected))
         final = selected[mask]
         arrays: dict[str, Array] = {}
+        dictionaries: dict[str, list[Array]] = {}
         for fld in self.projection.fields:
             leaves = {}
             for node in fld.leaf_nodes():
@@ -257,7 +258,8 @@ class Scanner:
             except ParquetError as exc:
                 exc.add_context(file=self.pf._source.name, row_group=plan.index, column=fld.name)
                 raise
-        return self.pf._table(self.projection, arrays, len(final))
+            keep_dictionary(dictionaries, fld.name, (decoded[node.dotted_path][0] for node in fld.leaf_nodes()))
+        return self.pf._table(self.projection, arrays, len(final), dictionaries)
 
     def _decode(self, plan: RowGroupPlan, column: ColumnPlan) -> tuple[LeafData, np.ndarray]:
         """The column's decoded pages and the (sorted) row numbers they hold."""
@@ -269,13 +271,15 @@ class Scanner:
             decryptor = pf._decryptor(index, group, leaf, chunk)
             if column.selection is not None:
                 data = read_column_pages(pf._source, chunk, leaf, column.offset_index.page_locations,
-                                         column.selection, verify_checksums=pf.verify_checksums, decryptor=decryptor)
+                                         column.selection, verify_checksums=pf.verify_checksums, decryptor=decryptor,
+                                         keep_dictionary=pf._keeps_dictionary(leaf))
                 covered = _row_ids(rows_of_pages(column.offset_index, column.selection, plan.num_rows))
                 if num_rows(data) == len(covered):
                     return data, covered
                 # Pages that do not start at row boundaries break the index's promise: read it all.
             data = read_column_chunk(pf._source, chunk, leaf, verify_checksums=pf.verify_checksums,
-                                     padding=pf._chunk_padding, decryptor=decryptor)
+                                     padding=pf._chunk_padding, decryptor=decryptor,
+                                     keep_dictionary=pf._keeps_dictionary(leaf))
         except ParquetError as exc:
             exc.add_context(file=pf._source.name, row_group=index, column=leaf.dotted_path)
             raise

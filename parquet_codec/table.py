@@ -18,6 +18,7 @@ import numpy as np
 from parquet_codec.arrays import Array, concat, take_range
 from parquet_codec.arrow_origin import (
     child_origins,
+    dictionary_array,
     leaf_to_pylist,
     pyarrow_fields,
     restore_array,
@@ -51,11 +52,14 @@ class Column:
     Arrow field it was written from when the file stored one (arrow_origin.py)."""
 
     def __init__(self, field: Field, array: Array, origin: ArrowField | None = None,
-                 options: ArrowReadOptions = DEFAULT_READ) -> None:
+                 options: ArrowReadOptions = DEFAULT_READ, dictionaries: list[Array] | None = None) -> None:
+        """``dictionaries``: the dictionary pages of the chunks the values were
+        read from, for a column that reads as an Arrow dictionary."""
         self.field = field
         self.array = array
         self.origin = origin
         self.options = options
+        self.dictionaries = dictionaries or []
 
     @property
     def name(self) -> str:
@@ -88,10 +92,19 @@ class Column:
         target = read_type(array.type, self.field, self.options)  # the reading options first, as pyarrow
         if origin is not None:
             target = restored_type(target, origin.type)
+        if self.dictionaries and _is_dictionary(target):
+            pages = [array_to_arrow(self.field, d, self.options.int96_unit) for d in self.dictionaries]
+            return dictionary_array(array, target, pages)
         return restore_array(array, target)
 
     def __repr__(self) -> str:
         return f"<Column {self.name!r}: {self.field.type_string()}, {len(self)} rows>"
+
+
+def _is_dictionary(typ: Any) -> bool:
+    import pyarrow as pa
+
+    return pa.types.is_dictionary(typ)
 
 
 def array_to_pylist(field: Field, array: Array, origin: ArrowField | None = None, int96_unit: str | None = None
@@ -154,10 +167,12 @@ class Table:
 
     def __init__(self, schema: Schema, arrays: dict[str, Array], num_rows: int | None = None, *,
                  metadata: Mapping[str, str] | None = None, origin: Mapping[str, ArrowField] | None = None,
-                 read_options: ArrowReadOptions = DEFAULT_READ) -> None:
+                 read_options: ArrowReadOptions = DEFAULT_READ,
+                 dictionaries: Mapping[str, list[Array]] | None = None) -> None:
         """``metadata``: the table's key-value metadata (pyarrow's schema metadata);
         ``origin``: per column name, the Arrow field it was written from (arrow_origin.py);
-        ``read_options``: pyarrow's reading options that shape its Arrow types (arrow_read.py)."""
+        ``read_options``: pyarrow's reading options that shape its Arrow types (arrow_read.py);
+        ``dictionaries``: per column name, the dictionary pages it was read from (see Column)."""
         fields = schema.fields
         if [f.name for f in fields] != list(arrays):
             raise SchemaError(f"columns {list(arrays)} do not match the schema's fields {[f.name for f in fields]}")
@@ -167,8 +182,9 @@ class Table:
         if lengths - {num_rows}:
             raise SchemaError(f"columns have {sorted(lengths)} rows, expected {num_rows}")
         self.schema = schema
-        origin = origin or {}
-        self._columns = [Column(f, arrays[f.name], origin.get(f.name), read_options) for f in fields]
+        origin, dictionaries = origin or {}, dictionaries or {}
+        self._columns = [Column(f, arrays[f.name], origin.get(f.name), read_options, dictionaries.get(f.name))
+                         for f in fields]
         self.num_rows = num_rows
         self.metadata: dict[str, str] = dict(metadata or {})
         self.read_options = read_options
@@ -178,10 +194,17 @@ class Table:
         """The stored Arrow field of each column that has one."""
         return {c.name: c.origin for c in self._columns if c.origin is not None}
 
-    def _like(self, schema: Schema, arrays: dict[str, Array], num_rows: int) -> Table:
-        """A table of ``arrays`` with this one's metadata and columns' origins."""
+    @property
+    def dictionaries(self) -> dict[str, list[Array]]:
+        """The dictionary pages of each column that reads as an Arrow dictionary."""
+        return {c.name: c.dictionaries for c in self._columns if c.dictionaries}
+
+    def _like(self, schema: Schema, arrays: dict[str, Array], num_rows: int,
+              dictionaries: Mapping[str, list[Array]] | None = None) -> Table:
+        """A table of ``arrays`` with this one's metadata, columns' origins and dictionaries."""
         return Table(schema, arrays, num_rows, metadata=self.metadata, origin=self.origin,
-                     read_options=self.read_options)
+                     read_options=self.read_options,
+                     dictionaries=self.dictionaries if dictionaries is None else dictionaries)
 
     @property
     def column_names(self) -> list[str]:
@@ -265,7 +288,7 @@ class Table:
         stored = self.origin
         origin = {name: stored[name] for name in names if name in stored}  # (a struct's field has none)
         return Table(Schema.from_elements(elements), arrays, self.num_rows, metadata=self.metadata, origin=origin,
-                     read_options=self.read_options)
+                     read_options=self.read_options, dictionaries=self.dictionaries)
 
     def _resolve(self, name: str) -> tuple[SchemaNode, Array, bool]:
         if name in self.column_names:
@@ -301,7 +324,9 @@ class Table:
         if any(t.schema != first.schema for t in tables[1:]):
             raise SchemaError("cannot concatenate tables with different schemas")
         arrays = {c.name: concat([t.column(i).array for t in tables]) for i, c in enumerate(first._columns)}
-        return first._like(first.schema, arrays, sum(t.num_rows for t in tables))
+        dictionaries = {c.name: [d for t in tables for d in t.column(i).dictionaries]
+                        for i, c in enumerate(first._columns)}
+        return first._like(first.schema, arrays, sum(t.num_rows for t in tables), dictionaries)
 
     @classmethod
     def from_pydict(cls, data: dict, schema: Schema | None = None) -> Table:

@@ -139,3 +139,33 @@ def test_pyarrow_names_for_checksums_and_io_hints() -> None:
     read = pc.read_table(bytes(raw), page_checksum_verification=False, memory_map=True, buffer_size=4096,
                          pre_buffer=False, use_threads=True)  # no check; the I/O hints are accepted
     assert read.num_rows == 100
+
+
+def test_dictionaries_list_the_dictionary_page_first() -> None:
+    """pyarrow's dictionary of a dictionary-typed column is the chunks'
+    dictionary page, in its order (a pandas categorical's categories, unused
+    ones too), then values of pages that fell back, in order of appearance:
+    so pandas gets the same categories, and order, from both readers."""
+    pd = pytest.importorskip("pandas")
+    values = pd.Categorical(["m", "a", None, "z", "m"] * 40, categories=["z", "a", "m", "q"], ordered=True)
+    sink = io.BytesIO()
+    pq.write_table(pa.Table.from_pandas(pd.DataFrame({"c": values, "x": range(200)})), sink, row_group_size=64)
+    raw = sink.getvalue()
+    ours, theirs = pc.ParquetFile(io.BytesIO(raw)), pq.ParquetFile(io.BytesIO(raw))
+    pd.testing.assert_frame_equal(ours.read().to_pandas(), theirs.read().to_pandas())
+    assert ours.read().to_pandas()["c"].cat.categories.tolist() == ["z", "a", "m", "q"]
+    # Batches do not span row groups then, as pyarrow's (sizes 50, 14, 36, 28, ...).
+    for got, expected in zip(ours.iter_batches(50), theirs.iter_batches(50), strict=True):
+        assert got.num_rows == expected.num_rows
+        assert got.to_arrow().column("c").combine_chunks().dictionary.equals(expected.column("c").dictionary)
+    assert [b.num_rows for b in ours.iter_batches(50, columns=["x"])] == [50] * 4
+    filtered = ours.read(filters=[("x", ">", 150)]).to_pandas()["c"]
+    assert filtered.cat.categories.tolist() == ["z", "a", "m", "q"] and filtered.cat.ordered
+    # A chunk that outgrew its dictionary page: the page's values, then the rest as they come.
+    sink = io.BytesIO()
+    strings = [f"v{i % 7}" for i in range(50)] + [f"w{i}" for i in range(3000)]
+    pq.write_table(pa.table({"s": strings}), sink, dictionary_pagesize_limit=64)
+    raw = sink.getvalue()
+    got = pc.read_table(io.BytesIO(raw), read_dictionary=["s"]).to_arrow().column("s").combine_chunks()
+    expected = pq.read_table(io.BytesIO(raw), read_dictionary=["s"]).column("s").combine_chunks()
+    assert got.dictionary.to_pylist() == expected.dictionary.to_pylist() and got.to_pylist() == strings
