@@ -4,11 +4,10 @@ A column chunk of small pages holds one short level stream per page, and
 the fixed cost of decoding each with array operations (tens of numpy calls)
 outweighs the work. Laid end to end, regular streams form one long stream:
 the run after a stream's last run is the next stream's first. So the run
-headers of all of them are found in one pass (the run a header would start
-at every position, read from a table of two-byte prefixes, then pointer
-doubling over the run chain, as :mod:`.rle` does for one stream), and then
-each stream's runs are told apart by position. Levels of 1, 2, 4 or 8 bits
-are laid out packed, runs at their bit offsets, and expanded once.
+headers of all of them are found in one pass (:mod:`.run_chain`), and then
+each stream's runs are told apart by position. Levels of 1 bit are laid a
+run at a time (:mod:`.rle_bits`); of 2, 4 or 8 bits packed, runs at their bit
+offsets, and expanded once.
 
 Only the regular form is handled here: every stream non-empty, its runs
 ending exactly at its end, none of them after the one holding its last
@@ -33,14 +32,14 @@ from parquet_codec.encodings.bitpack import output_dtype, unpack
 from parquet_codec.encodings.byte_arrays import spans
 from parquet_codec.encodings.rle import (
     _SLICED_RANGES,
-    _UNBOUNDED,
-    _chain,
     _interleave,
     _join_ranges,
     _little_endian,
     _parse_runs,
     _varints,
 )
+from parquet_codec.encodings.rle_bits import decode_bit_streams, materialize_bits
+from parquet_codec.encodings.run_chain import FAR, header_tables, ramp, run_starts, stream_chain, takes
 from parquet_codec.encodings.varint import Buffer, views
 
 
@@ -60,12 +59,18 @@ def decode_streams(data: np.ndarray, bounds: np.ndarray, counts: np.ndarray, bit
         single = _single_runs(data, bounds, counts, bit_width, dtype or output_dtype(bit_width))
         if single is not None:
             return single
+    if bit_width == 1:
+        bits = decode_bit_streams(data, bounds, counts)
+        if bits is not None:
+            return bits.astype(dtype or np.uint32, copy=False)
     runs = _short_header_runs(data, bounds, bit_width) or _any_header_runs(data, bounds, bit_width)
     if runs is None:
         return None
-    take = _takes(runs.covers, runs.first, counts)
+    take = takes(runs.covers, runs.first, counts)
     if take is None:
         return None
+    if bit_width == 1:
+        return materialize_bits(data, runs.payload, runs.packed, take, int(counts.sum()), dtype or np.uint32)
     if bit_width in _TILING_WIDTHS:
         return _materialize_tiling(data, runs.payload, runs.packed, take, int(counts.sum()), bit_width,
                                    dtype or np.uint32)
@@ -112,27 +117,6 @@ class _Runs(NamedTuple):
     first: np.ndarray  # the index of each stream's first run
 
 
-#: Where a header cannot start (or its run would pass the end): beyond any stream.
-_FAR = 1 << 62
-
-
-@functools.lru_cache(maxsize=8)
-def _header_tables(bit_width: int) -> tuple[np.ndarray, np.ndarray]:
-    """For every two-byte prefix (little-endian uint16) of a run header: the
-    bytes from it to the next header (_FAR for a header longer than two
-    bytes: runs of up to 8191 values or groups have short ones), and the run
-    it introduces as ``covers << 2 | (header bytes - 1) << 1 | bit-packed``."""
-    prefix = np.arange(1 << 16, dtype=np.int64)
-    low, high = prefix & 0xFF, prefix >> 8
-    one = low < 0x80
-    value = np.where(one, low, (low & 0x7F) | (high & 0x7F) << 7)
-    packed, body = value & 1, value >> 1
-    steps = np.where(one, 1, 2) + np.where(packed, body * bit_width, (bit_width + 7) // 8)
-    steps[~one & (high >= 0x80)] = _FAR
-    runs = np.where(packed, body * 8, body) << 2 | np.where(one, 0, 2) | packed
-    return steps, runs
-
-
 def _short_header_runs(data: np.ndarray, bounds: np.ndarray, bit_width: int) -> _Runs | None:
     """The runs, with headers read through a table of two-byte prefixes; None
     when the chain of headers is not regular, or reaches a longer header
@@ -142,17 +126,17 @@ def _short_header_runs(data: np.ndarray, bounds: np.ndarray, bit_width: int) -> 
     padded[:n] = data
     padded[n:] = 0
     prefix = np.ndarray((n + 1,), dtype="<u2", buffer=padded, strides=(1,))  # the two bytes at every position
-    steps, runs = _header_tables(bit_width)
+    steps, runs = header_tables(bit_width)
     nxt = steps.take(prefix)
-    nxt += _ramp(n + 1)
+    nxt += ramp(n + 1)
     np.minimum(nxt, n, out=nxt)
-    chained = _stream_chain(nxt, bounds)
+    chained = stream_chain(nxt, bounds)
     if chained is None:
         return None
     path, first, last = chained
     heads = prefix.take(path)
     if ((path.take(last) + steps.take(heads.take(last))) != bounds[1:]).any():
-        return None  # a run passes its stream's end (or a header is long: _FAR)
+        return None  # a run passes its stream's end (or a header is long: FAR)
     found = runs.take(heads)
     payload = path + 1
     payload += (found >> 1) & 1
@@ -172,8 +156,8 @@ def _any_header_runs(data: np.ndarray, bounds: np.ndarray, bit_width: int) -> _R
     nxt[n] = n
     np.minimum(nxt, n, out=nxt)
     nxt[:n][hlen == 0] = n  # no header can start here: the chain ends (and is rejected) if it gets here
-    step[hlen == 0] = _FAR
-    chained = _stream_chain(nxt, bounds)
+    step[hlen == 0] = FAR
+    chained = stream_chain(nxt, bounds)
     if chained is None:
         return None
     path, first, last = chained
@@ -181,49 +165,6 @@ def _any_header_runs(data: np.ndarray, bounds: np.ndarray, bit_width: int) -> _R
         return None
     covers = np.where(packed, body * 8, body)
     return _Runs(path + hlen.take(path), packed.take(path), covers.take(path), first)
-
-
-def _stream_chain(nxt: np.ndarray, bounds: np.ndarray) -> tuple[np.ndarray, ...] | None:
-    """The header positions of the streams laid end to end (``nxt``: the next
-    header after every position, ``nxt[n] == n``) and the index of each
-    stream's first and last header; None when the chain does not pass
-    through every stream's start."""
-    n = len(nxt) - 1
-    path = _chain(nxt, None, n, _UNBOUNDED)
-    first = np.searchsorted(path, bounds[:-1])
-    if (first >= len(path)).any() or (path.take(np.minimum(first, len(path) - 1)) != bounds[:-1]).any():
-        return None
-    return path, first, np.append(first[1:], len(path)) - 1
-
-
-def _ramp(n: int) -> np.ndarray:
-    """``np.arange(n)`` (int64, read-only), kept between calls up to a size."""
-    global _RAMP
-    if n > len(_RAMP):
-        if n > _MAX_RAMP:
-            return np.arange(n, dtype=np.int64)
-        _RAMP = np.arange(min(max(n, 2 * len(_RAMP)), _MAX_RAMP), dtype=np.int64)
-        _RAMP.flags.writeable = False
-    return _RAMP[:n]
-
-
-_MAX_RAMP = 1 << 21
-_RAMP = np.arange(1 << 12, dtype=np.int64)
-_RAMP.flags.writeable = False
-
-
-def _takes(covers: np.ndarray, first: np.ndarray, counts: np.ndarray) -> np.ndarray | None:
-    """Values taken from each run: all it covers, but the last run of a stream
-    only up to the stream's count. None when a stream covers too few values
-    or has runs after its last value."""
-    totals = np.add.reduceat(covers, first)
-    last = np.append(first[1:], len(covers)) - 1
-    surplus = totals - counts
-    if (surplus < 0).any() or (surplus >= covers[last]).any():
-        return None
-    take = covers.copy()
-    take[last] -= surplus
-    return take
 
 
 def _materialize(data: np.ndarray, payload: np.ndarray, packed: np.ndarray, take: np.ndarray, bit_width: int,
@@ -239,34 +180,32 @@ def _materialize(data: np.ndarray, payload: np.ndarray, packed: np.ndarray, take
 
 
 #: Widths whose values tile a byte: their runs are laid into one packed array.
-_TILING_WIDTHS = (1, 2, 4, 8)
+_TILING_WIDTHS = (2, 4, 8)
 
 
 def _materialize_tiling(data: np.ndarray, payload: np.ndarray, packed: np.ndarray, take: np.ndarray, count: int,
                         bit_width: int, dtype: type) -> np.ndarray | None:
-    """:func:`_materialize` for widths that tile a byte (levels up to 1, 3, 15
-    or 255): the runs are laid into one LSB-first array of ``bit_width`` bits
-    per value and expanded once at the end. A bit-packed run's bytes land
+    """:func:`_materialize` for widths that tile a byte (levels up to 3, 15 or
+    255; of 1 bit: :mod:`.rle_bits`): the runs are laid into one LSB-first
+    array of ``bit_width`` bits per value and expanded once at the end. A bit-packed run's bytes land
     ``start * bit_width % 8`` bits into their first byte; an RLE run fills its
     bit range with its value repeated.
 
     (Selections go through index arrays: numpy's boolean indexing is several
     times slower on masks as irregular as run kinds.)"""
-    start = np.cumsum(take) - take  # first value of each run
+    start = run_starts(take)  # first value of each run
     bp, rle = np.flatnonzero(packed), np.flatnonzero(~packed)
     repeated = data.take(payload.take(rle))
     if len(repeated) and repeated.max() >> bit_width:
         return None
-    if bit_width > 1:  # from values to bits
-        start, take = start * bit_width, take * bit_width
+    start, take = start * bit_width, take * bit_width  # from values to bits
     bits = np.zeros((count * bit_width + 7) // 8 + 1, dtype=np.uint8)
     _lay_packed(bits, data, payload.take(bp), start.take(bp), take.take(bp))
     # Runs of zeros leave their bits as they are, and so do empty runs (a value
     # repeated no times). (flatnonzero is far faster on bools.)
-    nonzero = repeated.view(np.bool_) if bit_width == 1 else repeated != 0
-    filled = np.flatnonzero(nonzero & (take.take(rle) > 0))
+    filled = np.flatnonzero((repeated != 0) & (take.take(rle) > 0))
     runs = rle.take(filled)
-    tile = None if bit_width == 1 else repeated.take(filled) * np.uint8(0xFF // ((1 << bit_width) - 1))
+    tile = repeated.take(filled) * np.uint8(0xFF // ((1 << bit_width) - 1))
     _fill_bits(bits, start.take(runs), take.take(runs), tile)
     return _expand(bits, count, bit_width).astype(dtype, copy=False)
 
@@ -281,8 +220,6 @@ def _fields_by_byte(bit_width: int) -> np.ndarray:
 
 def _expand(bits: np.ndarray, count: int, bit_width: int) -> np.ndarray:
     """The first ``count`` values of ``bit_width`` bits laid in ``bits``, one byte each."""
-    if bit_width == 1:
-        return np.unpackbits(bits, count=count, bitorder="little")
     if bit_width == 8:
         return bits[:count]
     return _fields_by_byte(bit_width).take(bits[: -(-count * bit_width // 8)], axis=0).reshape(-1)[:count]
@@ -313,7 +250,7 @@ def _lay_packed(bitmap: np.ndarray, data: np.ndarray, payload: np.ndarray, start
         source = key >> 32
         key &= 0xFFFFFFFF
         key -= 1 << 31
-    source += _ramp(total)
+    source += ramp(total)
     at = key >> 3
     at += source
     shifted = data.take(source).astype(np.uint16)
@@ -332,8 +269,8 @@ def _lay_packed(bitmap: np.ndarray, data: np.ndarray, payload: np.ndarray, start
     bitmap[at] |= (shifted >> 8).astype(np.uint8)
 
 
-def _fill_bits(bits: np.ndarray, start: np.ndarray, length: np.ndarray, tile: np.ndarray | None) -> None:
-    """OR the byte ``tile[i]`` (by default 0xFF: set them) into bits ``[start[i],
+def _fill_bits(bits: np.ndarray, start: np.ndarray, length: np.ndarray, tile: np.ndarray) -> None:
+    """OR the byte ``tile[i]`` into bits ``[start[i],
     start[i] + length[i])`` of ``bits``, for disjoint non-empty ranges in
     order: into their first and last bytes by adding (ranges shorter than a
     byte may share one; disjoint bits add as they OR), into the bytes between
@@ -345,9 +282,8 @@ def _fill_bits(bits: np.ndarray, start: np.ndarray, length: np.ndarray, tile: np
     tail = ((2 << (stop & 7)) - 1).astype(np.uint8)
     one = first == last
     head &= np.where(one, tail, np.uint8(0xFF))
-    if tile is not None:
-        head &= tile
-        tail &= tile
+    head &= tile
+    tail &= tile
     apart = np.flatnonzero(~one)
     np.add.at(bits, first, head)
     np.add.at(bits, last.take(apart), tail.take(apart))
@@ -356,8 +292,8 @@ def _fill_bits(bits: np.ndarray, start: np.ndarray, length: np.ndarray, tile: np
         # Modulo 256 the tile and its negative cancel at the range's last byte
         # (in int8: numpy's int8 running sum is several times its uint8 one).
         edges = np.zeros(len(bits) + 1, dtype=np.int8)
-        edges[first.take(inner) + 1] = -1 if tile is None else tile.take(inner).view(np.int8)
-        edges[last.take(inner)] = 1 if tile is None else np.negative(tile.take(inner)).view(np.int8)
+        edges[first.take(inner) + 1] = tile.take(inner).view(np.int8)
+        edges[last.take(inner)] = np.negative(tile.take(inner)).view(np.int8)
         bits |= np.cumsum(edges[:-1], dtype=np.int8).view(np.uint8)
 
 
@@ -405,8 +341,6 @@ def _unpack_runs(data: np.ndarray, starts: np.ndarray, take: np.ndarray, bit_wid
     # Few streams (the pages of a chunk): the kept stretches, joined.
     kept = zip([0, *tail_end.tolist()], [*tail_start.tolist(), len(unpacked)], strict=True)
     return np.concatenate([unpacked[a:b] for a, b in kept])
-
-
 
 
 __all__ = ["decode_parsed_streams", "decode_streams"]
