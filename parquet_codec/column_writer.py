@@ -39,7 +39,7 @@ from typing import Protocol
 
 import numpy as np
 
-from parquet_codec.arrays import Array, BinaryArray, PrimitiveArray
+from parquet_codec.arrays import Array, BinaryArray, PrimitiveArray, concat
 from parquet_codec.distinct import Distinct, distinct_bytes, distinct_values
 from parquet_codec.encodings import (
     ByteArrays,
@@ -300,6 +300,16 @@ def plan_dictionary(values: Array, probe_values: int, limit: int) -> _Dictionary
     return _Dictionary(found.ids[:count], _take(values, found.first[:over]), count)
 
 
+def given_dictionary(values: Array, entries: Array) -> _Dictionary:
+    """Dictionary-encode all of ``values`` with ``entries`` (an Arrow
+    dictionary's) first, then any other value in order of appearance: as
+    pyarrow writes a dictionary array, its entries each in its place, unused
+    ones too, whatever the dictionary page size limit."""
+    both = concat([entries, values])
+    found = _distinct(both, len(both))
+    return _Dictionary(found.ids[len(entries):], _take(both, found.first), len(values))
+
+
 # ---------------------------------------------------------------- page cutting
 
 
@@ -414,8 +424,11 @@ def write_column_chunk(node: SchemaNode, info: LogicalInfo, leaf: LeafData, opti
     lv, values, slots = builder.lv, leaf.values, leaf.num_values
     dictionary = None
     if options.use_dictionary and dictionary_allowed(physical, options.page_version) and len(values):
-        per_page = int(options.data_page_size // max(_mean_plain_size(values), 1.0))
-        dictionary = plan_dictionary(values, per_page, options.dictionary_pagesize_limit)
+        if leaf.dictionary is not None:
+            dictionary = given_dictionary(values, leaf.dictionary)
+        else:
+            per_page = int(options.data_page_size // max(_mean_plain_size(values), 1.0))
+            dictionary = plan_dictionary(values, per_page, options.dictionary_pagesize_limit)
     split = 0
     if dictionary is not None:
         split = slots

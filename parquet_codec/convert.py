@@ -273,12 +273,20 @@ def from_arrow(table: Any, schema: Schema | None = None) -> Table:
         converted = from_pydict(table.to_pydict(), schema)
         return Table(converted.schema, {c.name: c.array for c in converted}, converted.num_rows,
                      metadata=metadata, origin=origin)
-    arrays, subtrees = {}, []
+    arrays, subtrees, dictionaries = {}, [], {}
     for i, arrow_field in enumerate(table.schema):
-        array, field = convert(table.column(i), arrow_field.name, arrow_field.nullable)
+        column = table.column(i)
+        array, field = convert(column, arrow_field.name, arrow_field.nullable)
         arrays[arrow_field.name] = array
         subtrees.append(_arrow_elements(field))
-    return Table(Schema.from_fields(subtrees), arrays, table.num_rows, metadata=metadata, origin=origin)
+        if hasattr(column, "dictionary") or hasattr(column, "chunks") and column.num_chunks and \
+                hasattr(column.chunk(0), "dictionary"):
+            # The entries of a dictionary array (a pandas categorical's categories), in
+            # order: the writer lays them out as the column's dictionary, as pyarrow does.
+            chunks = column.chunks if hasattr(column, "chunks") else [column]
+            dictionaries[arrow_field.name] = [convert(chunk.dictionary)[0] for chunk in chunks]
+    return Table(Schema.from_fields(subtrees), arrays, table.num_rows, metadata=metadata, origin=origin,
+                 dictionaries=dictionaries)
 
 
 def _arrow_origin(schema: Any) -> tuple[dict[str, str], dict[str, ArrowField]]:

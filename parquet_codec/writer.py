@@ -50,6 +50,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, BinaryIO
 
 from parquet_codec._version import __version__
+from parquet_codec.arrays import concat
 from parquet_codec.arrow_origin import stored_schema
 from parquet_codec.arrow_schema import ARROW_SCHEMA_KEY, ArrowField, schema_to_metadata
 from parquet_codec.column_writer import ChunkOut, write_column_chunk
@@ -67,6 +68,7 @@ from parquet_codec.io import BufferSource
 from parquet_codec.levels import shred
 from parquet_codec.metadata import MAGIC, FileMetadata, key_value_bytes, key_value_text, read_footer
 from parquet_codec.metadata_views import FileMetaData as MetadataView
+from parquet_codec.nested import PRIMITIVE
 from parquet_codec.schema import Schema, SchemaNode
 from parquet_codec.sink import open_sink
 from parquet_codec.sorting import SortingColumn
@@ -222,6 +224,8 @@ class ParquetWriter:
         chunks: list[ChunkOut] = []
         for column in table.columns:
             leaves = shred(column.field, column.array)
+            if column.dictionaries and column.field.kind == PRIMITIVE:  # an Arrow dictionary's entries, in order
+                leaves = {path: data._replace(dictionary=concat(column.dictionaries)) for path, data in leaves.items()}
             for node in column.field.leaf_nodes():
                 index = node.column_index
                 data, node = leaves[node.path], self._file_schema.leaves[index]  # the file's names for the path

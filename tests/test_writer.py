@@ -462,3 +462,27 @@ def test_matrix_polars(table: Table, tmp_path) -> None:
                 assert got[name].cast(pl.String).to_list() == pq.read_table(path).column(name).to_pylist()
             else:
                 assert got[name].equals(expected[name]), (name, version, codec, dictionary)
+
+
+def test_dictionary_arrays_keep_their_entries(tmp_path) -> None:
+    """A dictionary array (a pandas categorical) is written as pyarrow writes
+    it: its entries, in order and unused ones too, are each row group's
+    dictionary page, whatever their size; so pandas reads back the same
+    categories (and their order) from both files, and from a file we rewrite."""
+    pd = pytest.importorskip("pandas")
+    ordered = pd.Categorical(["m", "a", None, "z", "m"] * 30, categories=["z", "a", "m", "q"], ordered=True)
+    many = [f"cat{i:07d}" for i in range(120_000)]  # entries of over a megabyte
+    frames = [pd.DataFrame({"c": ordered, "x": range(150)}),
+              pd.DataFrame({"c": pd.Categorical([many[i * 997 % len(many)] for i in range(500)], categories=many)})]
+    for i, frame in enumerate(frames):
+        ours, theirs = tmp_path / f"ours{i}.parquet", tmp_path / f"theirs{i}.parquet"
+        write_table(frame, str(ours), row_group_size=64)
+        pq.write_table(pa.Table.from_pandas(frame), theirs, row_group_size=64)
+        pd.testing.assert_frame_equal(pd.read_parquet(ours), frame)
+        pd.testing.assert_frame_equal(pd.read_parquet(ours), pd.read_parquet(theirs))
+        for index in range(pq.ParquetFile(ours).num_row_groups):
+            dictionary = pq.ParquetFile(ours).read_row_group(index, columns=["c"]).column("c").chunk(0).dictionary
+            assert dictionary.to_pylist() == list(frame["c"].cat.categories)
+    rewritten = tmp_path / "rewritten.parquet"
+    write_table(ParquetFile(str(tmp_path / "theirs0.parquet")).read(), str(rewritten))
+    pd.testing.assert_frame_equal(pd.read_parquet(rewritten), frames[0])
