@@ -39,7 +39,15 @@ from parquet_codec.encodings.rle import (
     _varints,
 )
 from parquet_codec.encodings.rle_bits import decode_bit_streams, materialize_bits
-from parquet_codec.encodings.run_chain import FAR, header_tables, ramp, run_starts, stream_chain, takes
+from parquet_codec.encodings.run_chain import (
+    FAR,
+    header_tables,
+    prefix_chain,
+    ramp,
+    run_starts,
+    stream_chain,
+    takes,
+)
 from parquet_codec.encodings.varint import Buffer, views
 
 
@@ -127,16 +135,10 @@ def _short_header_runs(data: np.ndarray, bounds: np.ndarray, bit_width: int) -> 
     padded[n:] = 0
     prefix = np.ndarray((n + 1,), dtype="<u2", buffer=padded, strides=(1,))  # the two bytes at every position
     steps, runs = header_tables(bit_width)
-    nxt = steps.take(prefix)
-    nxt += ramp(n + 1)
-    np.minimum(nxt, n, out=nxt)
-    chained = stream_chain(nxt, bounds)
+    chained = prefix_chain(prefix, steps, bounds)
     if chained is None:
         return None
-    path, first, last = chained
-    heads = prefix.take(path)
-    if ((path.take(last) + steps.take(heads.take(last))) != bounds[1:]).any():
-        return None  # a run passes its stream's end (or a header is long: FAR)
+    path, first, last, heads = chained
     found = runs.take(heads)
     payload = path + 1
     payload += (found >> 1) & 1

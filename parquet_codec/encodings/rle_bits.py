@@ -19,7 +19,7 @@ import functools
 
 import numpy as np
 
-from parquet_codec.encodings.run_chain import FAR, header_tables, ramp, run_starts, stream_chain, takes
+from parquet_codec.encodings.run_chain import FAR, header_tables, prefix_chain, run_starts, takes
 
 _U64_1, _U64_63 = np.uint64(1), np.uint64(63)
 
@@ -69,16 +69,10 @@ def decode_bit_streams(data: np.ndarray, bounds: np.ndarray, counts: np.ndarray)
     words_at = np.ndarray((n + 1,), dtype="<u8", buffer=padded, strides=(1,)).copy()
     prefix = words_at.view(np.int64) & 0xFFFF
     steps, codes, bits = _bit_tables()
-    nxt = steps.take(prefix)
-    nxt += ramp(n + 1)
-    np.minimum(nxt, np.int64(n), out=nxt)  # (a NumPy scalar: faster than a Python int here)
-    chained = stream_chain(nxt, bounds)
+    chained = prefix_chain(prefix, steps, bounds)  # (a value over 1 is FAR in these steps)
     if chained is None:
         return None
-    path, first, last = chained
-    heads = prefix.take(path)
-    if ((path.take(last) + steps.take(heads.take(last))) != bounds[1:]).any():
-        return None  # a run passes its stream's end (or a header is long, or a value too wide: FAR)
+    path, first, last, heads = chained
     code = codes.take(heads)
     take = takes(code >> 2, first, counts, last)
     if take is None:

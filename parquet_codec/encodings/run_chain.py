@@ -56,6 +56,26 @@ def stream_chain(nxt: np.ndarray, bounds: np.ndarray) -> tuple[np.ndarray, ...] 
     return path, first, np.append(first[1:], len(path)) - 1
 
 
+def prefix_chain(prefix: np.ndarray, steps: np.ndarray, bounds: np.ndarray) -> tuple[np.ndarray, ...] | None:
+    """:func:`stream_chain` for headers read through a table of two-byte
+    prefixes (``prefix``: the two bytes at each of the ``n + 1`` positions;
+    ``steps``: as :func:`header_tables` gives them), and the prefix of each
+    header found: (path, first, last, heads). None when the streams are not
+    regular (a run passes its stream's end) or a header is too long (FAR)."""
+    n = len(prefix) - 1
+    nxt = steps.take(prefix)
+    nxt += ramp(n + 1)
+    np.minimum(nxt, np.int64(n), out=nxt)  # (a NumPy scalar: faster than a Python int here)
+    chained = stream_chain(nxt, bounds)
+    if chained is None:
+        return None
+    path, first, last = chained
+    heads = prefix.take(path)
+    if ((path.take(last) + steps.take(heads.take(last))) != bounds[1:]).any():
+        return None
+    return path, first, last, heads
+
+
 #: Pointer-doubling rounds before taking the image: chains from every position
 #: have merged into the true one after 2**3 runs but for a handful.
 _MERGE_ROUNDS = 3
@@ -155,4 +175,4 @@ _RAMP = np.arange(1 << 12, dtype=np.int64)
 _RAMP.flags.writeable = False
 
 
-__all__ = ["FAR", "converged_chain", "header_tables", "ramp", "run_starts", "stream_chain", "takes"]
+__all__ = ["FAR", "converged_chain", "header_tables", "prefix_chain", "ramp", "run_starts", "stream_chain", "takes"]
