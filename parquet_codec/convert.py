@@ -266,6 +266,8 @@ def from_pylist(rows: Sequence[Mapping[str, Any]], schema: Schema | None = None)
 
 def from_arrow(table: Any, schema: Schema | None = None) -> Table:
     """A table from a pyarrow Table or RecordBatch, typed as pyarrow.parquet writes it."""
+    import pyarrow as pa
+
     from parquet_codec.arrow_adapter import from_arrow as convert
 
     metadata, origin = _arrow_origin(table.schema)
@@ -279,11 +281,10 @@ def from_arrow(table: Any, schema: Schema | None = None) -> Table:
         array, field = convert(column, arrow_field.name, arrow_field.nullable)
         arrays[arrow_field.name] = array
         subtrees.append(_arrow_elements(field))
-        if hasattr(column, "dictionary") or hasattr(column, "chunks") and column.num_chunks and \
-                hasattr(column.chunk(0), "dictionary"):
+        if pa.types.is_dictionary(arrow_field.type):
             # The entries of a dictionary array (a pandas categorical's categories), in
             # order: the writer lays them out as the column's dictionary, as pyarrow does.
-            chunks = column.chunks if hasattr(column, "chunks") else [column]
+            chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
             dictionaries[arrow_field.name] = [convert(chunk.dictionary)[0] for chunk in chunks]
     return Table(Schema.from_fields(subtrees), arrays, table.num_rows, metadata=metadata, origin=origin,
                  dictionaries=dictionaries)
