@@ -31,6 +31,7 @@ from parquet_codec.encodings import (
 from parquet_codec.encodings.byte_arrays import ByteArraysBuilder
 from parquet_codec.encodings.dictionary import IndexPages, gather_append
 from parquet_codec.encodings.plain import decode_plain_into, plain_byte_array_ranges, plain_dtype
+from parquet_codec.encodings.prefix_strip import strip_prefixes
 from parquet_codec.encodings.rle_batch import decode_streams
 from parquet_codec.errors import CorruptFileError, DecodingError, ParquetError, UnsupportedError
 from parquet_codec.format.ttypes import (
@@ -482,7 +483,11 @@ class _ChunkReader:
 
     def _plain_binary(self, data: memoryview, count: int) -> None:
         arr, starts, lengths, _ = plain_byte_array_ranges(data, count)
-        self._builder().append_ranges(arr, starts, lengths)
+        stripped = strip_prefixes(arr, starts, lengths)  # short values: word by word
+        if stripped is not None:
+            self._builder().append(stripped)
+        else:
+            self._builder().append_ranges(arr, starts, lengths)
 
     def _binary_part(self, part: ByteArrays | _Indices) -> ByteArrays | _Indices | None:
         """``part`` appended to the chunk's builder if it has one (None), else ``part``."""

@@ -152,6 +152,11 @@ def test_short_value_starts_proves_or_declines():
         raw = np.frombuffer(encode_plain(case, Type.BYTE_ARRAY), dtype=np.uint8)
         assert short_value_starts(raw, len(case), 0) is None
         assert decode_plain(raw, Type.BYTE_ARRAY, len(case))[0].to_pylist() == case
+    for at in range(8):  # an empty value's extra place may share a word with its prefix: proven, or declined
+        case = values[:at] + [b""] + values[at:40]
+        raw = np.frombuffer(encode_plain(case, Type.BYTE_ARRAY), dtype=np.uint8)
+        got = short_value_starts(raw, len(case), 0)
+        assert got is None or np.array_equal(got[0], _scan_starts(memoryview(raw), len(case), 0)[0])
     assert short_value_starts(arr, len(values) - 1, 2) is None
     assert short_value_starts(arr[:-1], len(values), 2) is None
     for _ in range(200):  # random corruption: proven answers only
