@@ -102,6 +102,16 @@ def _text(raw: bytes | None) -> str:
     return "" if raw is None else raw.decode("utf-8", "surrogateescape")
 
 
+def _time_zone(raw: bytes, where: Table) -> str:
+    """A timestamp's time zone: a name or offset, so text (Arrow reads it as UTF-8;
+    unlike names and metadata, which are kept byte for byte)."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise MetadataError(f"timestamp time zone {raw!r} in the table at byte offset {where.pos} "
+                            "is not UTF-8") from None
+
+
 def _enum(names: tuple, value: int | float | bool, what: str, where: Table):
     """``names[value]`` for an enum stored as ``value``."""
     if 0 <= value < len(names):
@@ -136,7 +146,7 @@ def _decode_type(type_id: int, t: Table | None, field: Table) -> ArrowType:
     if name == "timestamp":
         tz = t.string(1)
         unit = _enum(_TIME_UNITS, t.scalar(0, "h", 0), "TimeUnit", t)
-        return ArrowType(name, unit=unit, timezone=None if tz is None else _text(tz))
+        return ArrowType(name, unit=unit, timezone=None if tz is None else _time_zone(tz, t))
     if name == "duration":
         return ArrowType(name, unit=_enum(_TIME_UNITS, t.scalar(0, "h", 1), "TimeUnit", t))
     if name == "interval":
