@@ -178,6 +178,7 @@ def read_column_pages(
             reader.add(page)
     return reader.finish(reader.num_values)
 
+
 def check_local(chunk: ColumnChunk) -> None:
     """Raise UnsupportedError for a chunk whose data another file holds
     (``file_path``: a summary file such as ``_metadata`` lists the row groups
@@ -274,7 +275,7 @@ class _ChunkReader:
 
     def __init__(self, leaf: SchemaNode, codec: int, verify_checksums: bool, decryptor: object | None = None,
                  buffer: _ValueBuffer | None = None, expected: int = 0, keep_dictionary: bool = False) -> None:
-        self.keep_dictionary = keep_dictionary  # returned with the values (a large one otherwise goes first)
+        self.keep_dictionary = keep_dictionary  # else dropped before the values are joined: a large one counts
         self.decryptor = decryptor
         self.leaf = leaf
         self.codec = codec

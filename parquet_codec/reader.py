@@ -123,11 +123,15 @@ class ParquetFile:
         """The tables' metadata and the columns' stored Arrow fields (arrow_origin.py)."""
         return split_metadata(self.metadata.key_value_metadata, self.schema.fields)
 
+    @cached_property
+    def _table_options(self) -> ArrowReadOptions:
+        """The reading options the tables get: a stored Arrow schema overrides some."""
+        return self.read_options.with_stored_schema() if self._arrow[1] else self.read_options
+
     def _table(self, schema: Schema, arrays: dict[str, Array], num_rows: int,
                dictionaries: dict[str, list[Array]] | None = None) -> Table:
         metadata, origin = self._arrow
-        options = self.read_options.with_stored_schema() if origin else self.read_options
-        return Table(schema, arrays, num_rows, metadata=metadata, origin=origin, read_options=options,
+        return Table(schema, arrays, num_rows, metadata=metadata, origin=origin, read_options=self._table_options,
                      dictionaries=dictionaries)
 
     def _keeps_dictionary(self, leaf: SchemaNode) -> bool:
@@ -138,9 +142,8 @@ class ParquetFile:
         if len(leaf.path) != 1:
             return False
         name, origin = leaf.path[0], self._arrow[1]
-        options = self.read_options.with_stored_schema() if origin else self.read_options
         stored = origin.get(name) if origin else None
-        return (stored is not None and stored.dictionary is not None) or name in options.read_dictionary
+        return (stored is not None and stored.dictionary is not None) or name in self._table_options.read_dictionary
 
     @property
     def num_row_groups(self) -> int:

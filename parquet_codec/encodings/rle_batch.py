@@ -71,7 +71,10 @@ def decode_streams(data: np.ndarray, bounds: np.ndarray, counts: np.ndarray, bit
         bits = decode_bit_streams(data, bounds, counts)
         if bits is not None:
             return bits.astype(dtype or np.uint32, copy=False)
-    runs = _short_header_runs(data, bounds, bit_width) or _any_header_runs(data, bounds, bit_width)
+        # It read the short headers already: any other answer needs a longer one.
+        runs = _any_header_runs(data, bounds, bit_width)
+    else:
+        runs = _short_header_runs(data, bounds, bit_width) or _any_header_runs(data, bounds, bit_width)
     if runs is None:
         return None
     take = takes(runs.covers, runs.first, counts)
@@ -189,9 +192,9 @@ def _materialize_tiling(data: np.ndarray, payload: np.ndarray, packed: np.ndarra
                         bit_width: int, dtype: type) -> np.ndarray | None:
     """:func:`_materialize` for widths that tile a byte (levels up to 3, 15 or
     255; of 1 bit: :mod:`.rle_bits`): the runs are laid into one LSB-first
-    array of ``bit_width`` bits per value and expanded once at the end. A bit-packed run's bytes land
-    ``start * bit_width % 8`` bits into their first byte; an RLE run fills its
-    bit range with its value repeated.
+    array of ``bit_width`` bits per value and expanded once at the end. A
+    bit-packed run's bytes land ``start * bit_width % 8`` bits into their
+    first byte; an RLE run fills its bit range with its value repeated.
 
     (Selections go through index arrays: numpy's boolean indexing is several
     times slower on masks as irregular as run kinds.)"""
@@ -272,8 +275,8 @@ def _lay_packed(bitmap: np.ndarray, data: np.ndarray, payload: np.ndarray, start
 
 
 def _fill_bits(bits: np.ndarray, start: np.ndarray, length: np.ndarray, tile: np.ndarray) -> None:
-    """OR the byte ``tile[i]`` into bits ``[start[i],
-    start[i] + length[i])`` of ``bits``, for disjoint non-empty ranges in
+    """OR the byte ``tile[i]`` into bits ``[start[i], start[i] + length[i])``
+    of ``bits``, for disjoint non-empty ranges in
     order: into their first and last bytes by adding (ranges shorter than a
     byte may share one; disjoint bits add as they OR), into the bytes between
     (which no other range touches) through a running sum of the tiles at

@@ -61,12 +61,9 @@ def decode_bit_streams(data: np.ndarray, bounds: np.ndarray, counts: np.ndarray)
     the tables of :func:`_bit_tables` from the word at its header. None when
     the streams are not regular (see :mod:`.rle_batch`) or some header is
     long (the general path then decides)."""
-    n = len(data)
-    padded = np.zeros(n + 8, dtype=np.uint8)  # a word read at the last byte
-    padded[:n] = data
-    # The 8 bytes at every position (a copy: np.take copies a strided array
-    # anyway), their first two as int64 (intp) for the tables.
-    words_at = np.ndarray((n + 1,), dtype="<u8", buffer=padded, strides=(1,)).copy()
+    # A copy of the words (np.take copies a strided array anyway); their first
+    # two bytes as int64 (intp) for the tables.
+    words_at = _words_at(data).copy()
     prefix = words_at.view(np.int64) & 0xFFFF
     steps, codes, bits = _bit_tables()
     chained = prefix_chain(prefix, steps, bounds)  # (a value over 1 is FAR in these steps)
@@ -82,7 +79,7 @@ def decode_bit_streams(data: np.ndarray, bounds: np.ndarray, counts: np.ndarray)
     value &= bits.take(heads)
     value[last] &= _low_bits(np.minimum(take.take(last), 64))  # the last runs may stop short
     count = int(counts.sum())
-    bitmap = np.zeros((count >> 6) + 2, dtype="<u8")
+    bitmap = _bitmap(count)
     start = run_starts(take)
     special = np.flatnonzero((code & 2).astype(np.bool_))
     if len(special):
@@ -92,7 +89,7 @@ def decode_bit_streams(data: np.ndarray, bounds: np.ndarray, counts: np.ndarray)
                          take.take(special)):
             return None
     _add_words(bitmap, start, value)
-    return np.unpackbits(bitmap.view(np.uint8), count=count, bitorder="little")
+    return _levels(bitmap, count)
 
 
 def materialize_bits(data: np.ndarray, payload: np.ndarray, packed: np.ndarray, take: np.ndarray, count: int,
@@ -101,14 +98,29 @@ def materialize_bits(data: np.ndarray, payload: np.ndarray, packed: np.ndarray, 
     (``payload``: where each run's bytes or value start; ``take``: the levels
     it gives), as ``dtype``, laid a run at a time by :func:`_add_runs`; None
     when a repeated value is over 1. (Usual streams take :func:`decode_bit_streams`.)"""
-    n = len(data)
-    padded = np.zeros(n + 8, dtype=np.uint8)  # a word read at the last payload byte
-    padded[:n] = data
-    words_at = np.ndarray((n + 1,), dtype="<u8", buffer=padded, strides=(1,))  # the word at every byte
-    bitmap = np.zeros((count >> 6) + 2, dtype="<u8")
-    if not _add_runs(bitmap, words_at, payload, packed, run_starts(take), take):
+    bitmap = _bitmap(count)
+    if not _add_runs(bitmap, _words_at(data), payload, packed, run_starts(take), take):
         return None
-    return np.unpackbits(bitmap.view(np.uint8), count=count, bitorder="little").astype(dtype, copy=False)
+    return _levels(bitmap, count).astype(dtype, copy=False)
+
+
+def _words_at(data: np.ndarray) -> np.ndarray:
+    """The little-endian 64-bit word at every byte of ``data`` and one past it
+    (a strided view of a zero-padded copy: a word read at the last byte fits)."""
+    n = len(data)
+    padded = np.zeros(n + 8, dtype=np.uint8)
+    padded[:n] = data
+    return np.ndarray((n + 1,), dtype="<u8", buffer=padded, strides=(1,))
+
+
+def _bitmap(count: int) -> np.ndarray:
+    """Zeroed uint64 words for ``count`` levels, and a spare one for what the last run's word spills."""
+    return np.zeros((count >> 6) + 2, dtype="<u8")
+
+
+def _levels(bitmap: np.ndarray, count: int) -> np.ndarray:
+    """The first ``count`` bits of ``bitmap``, LSB first, a byte each."""
+    return np.unpackbits(bitmap.view(np.uint8), count=count, bitorder="little")
 
 
 def _add_runs(bitmap: np.ndarray, words_at: np.ndarray, payload: np.ndarray, packed: np.ndarray, start: np.ndarray,
@@ -119,7 +131,7 @@ def _add_runs(bitmap: np.ndarray, words_at: np.ndarray, payload: np.ndarray, pac
 
     (Fancy indexing reads the words: ``take`` would first copy all of the
     strided ``words_at``, and these runs are usually few.)"""
-    pieces = np.maximum((take + 63) >> 6, 1)  # one for an empty run too: the reference checks its value
+    pieces = np.maximum((take + 63) >> 6, 1)  # one for an empty run too: its value is checked all the same
     run = np.repeat(np.arange(len(take)), pieces)
     offset = np.arange(len(run)) - np.repeat(np.cumsum(pieces) - pieces, pieces)  # 0, 1, .. in each run
     offset <<= 6
