@@ -60,10 +60,22 @@ class LeafData(NamedTuple):
 
 
 def keep_dictionary(dictionaries: dict[str, list[Array]], name: str, leaves: Iterable[LeafData]) -> None:
-    """Add the dictionary pages of ``leaves`` (a column's chunks) to ``dictionaries[name]``."""
+    """Add the dictionary pages of ``leaves`` (a column's chunks) to
+    ``dictionaries[name]``, but one equal to the page added last (writers
+    commonly repeat a categorical's dictionary in every row group)."""
     for data in leaves:
-        if data.dictionary is not None:
-            dictionaries.setdefault(name, []).append(data.dictionary)
+        if data.dictionary is None:
+            continue
+        kept = dictionaries.setdefault(name, [])
+        if not (kept and _same_entries(kept[-1], data.dictionary)):
+            kept.append(data.dictionary)
+
+
+def _same_entries(a: Array, b: Array) -> bool:
+    """Whether two dictionary pages' values (no validity) are equal."""
+    if isinstance(a, BinaryArray) and isinstance(b, BinaryArray):
+        return np.array_equal(a.offsets, b.offsets) and np.array_equal(a.data, b.data)
+    return isinstance(a, PrimitiveArray) and isinstance(b, PrimitiveArray) and np.array_equal(a.values, b.values)
 
 
 def reaching(levels: np.ndarray, level: int, max_level: int) -> np.ndarray:

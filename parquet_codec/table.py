@@ -324,7 +324,8 @@ class Table:
         if any(t.schema != first.schema for t in tables[1:]):
             raise SchemaError("cannot concatenate tables with different schemas")
         arrays = {c.name: concat([t.column(i).array for t in tables]) for i, c in enumerate(first._columns)}
-        dictionaries = {c.name: [d for t in tables for d in t.column(i).dictionaries]
+        # (Slices of one table share its dictionaries: each is listed once.)
+        dictionaries = {c.name: list({id(d): d for t in tables for d in t.column(i).dictionaries}.values())
                         for i, c in enumerate(first._columns)}
         return first._like(first.schema, arrays, sum(t.num_rows for t in tables), dictionaries)
 

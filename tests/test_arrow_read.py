@@ -154,6 +154,7 @@ def test_dictionaries_list_the_dictionary_page_first() -> None:
     ours, theirs = pc.ParquetFile(io.BytesIO(raw)), pq.ParquetFile(io.BytesIO(raw))
     pd.testing.assert_frame_equal(ours.read().to_pandas(), theirs.read().to_pandas())
     assert ours.read().to_pandas()["c"].cat.categories.tolist() == ["z", "a", "m", "q"]
+    assert len(ours.read().dictionaries["c"]) == 1  # every row group repeats the one dictionary: kept once
     # Batches do not span row groups then, as pyarrow's (sizes 50, 14, 36, 28, ...).
     for got, expected in zip(ours.iter_batches(50), theirs.iter_batches(50), strict=True):
         assert got.num_rows == expected.num_rows
