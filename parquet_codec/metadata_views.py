@@ -69,7 +69,8 @@ class _View:
         lines = [object_line(self)]
         for name, value in fields.items():
             text = str(value)
-            lines.append(f"  {name}:{'' if text.startswith(chr(10)) else ' '}{text}")
+            gap = "" if text.startswith("\n") else " "
+            lines.append(f"  {name}:{gap}{text}")
         return "\n".join(lines)
 
     def __eq__(self, other: object) -> bool:
