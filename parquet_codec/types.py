@@ -8,13 +8,15 @@ MICROS are UTC-adjusted); a LogicalType union with no member set (a type from
 a newer format version) falls back to the converted type, then to the
 physical type.
 
-An annotation that cannot apply to its physical type (DECIMAL on BOOLEAN,
+A LogicalType that cannot apply to its physical type (DECIMAL on BOOLEAN,
 STRING on INT32, a DECIMAL precision too large for INT32, UUID on a 12-byte
 FIXED_LEN_BYTE_ARRAY, group-only annotations on a leaf, GEOMETRY/GEOGRAPHY
 and the other unhandled members) is ignored and the column reads as its
-physical type, as pyarrow does for LogicalType annotations. pyarrow rejects
-the file when a *converted* type alone mismatches; this module ignores that
-too, so such files stay readable. Malformed parameters of a fitting
+physical type, as pyarrow does. A *converted* type alone that cannot apply
+(TIMESTAMP_MICROS on INT32, UTF8 on INT64, LIST on a leaf, a value the
+format does not define) is a :class:`SchemaError`, as pyarrow, parquet-java
+and DuckDB refuse it; a DECIMAL's precision is not held to the size of its
+storage there, as pyarrow reads it. Malformed parameters of a fitting
 annotation (DECIMAL scale > precision or < 0, precision < 1, INT bit width
 other than 8/16/32/64) raise :class:`SchemaError` as pyarrow does, and a
 TIME/TIMESTAMP unit this package does not know raises
@@ -121,8 +123,10 @@ def _bytes_kind(kind: str, base: LogicalInfo) -> LogicalInfo | None:
     return dataclasses.replace(base, kind=kind) if base.physical_type == _T.BYTE_ARRAY else None
 
 
-def _decimal(base: LogicalInfo, scale: int | None, precision: int | None, column: str) -> LogicalInfo | None:
-    """DECIMAL (LogicalTypes.md "DECIMAL"): validate, then check it fits the physical type."""
+def _decimal(base: LogicalInfo, scale: int | None, precision: int | None, column: str, *,
+             limited: bool = True) -> LogicalInfo | None:
+    """DECIMAL (LogicalTypes.md "DECIMAL"): validate, then check it fits the
+    physical type (its storage holds ``precision`` digits too, when ``limited``)."""
     scale = 0 if scale is None else scale
     if precision is None or precision < 1:
         raise SchemaError(f"DECIMAL precision {precision} is not a positive integer", column=column)
@@ -133,7 +137,7 @@ def _decimal(base: LogicalInfo, scale: int | None, precision: int | None, column
         limit = decimals.max_precision(base.type_length)
     else:
         limit = limits.get(base.physical_type, 0)
-    if precision > limit:
+    if limit == 0 or (limited and precision > limit):
         return None
     return dataclasses.replace(base, kind="decimal", precision=precision, scale=scale, bit_width=None)
 
@@ -180,17 +184,51 @@ def _from_logical_type(name: str, value: object, base: LogicalInfo, column: str)
     return None  # group-only (MAP, LIST, VARIANT) or unhandled (GEOMETRY, GEOGRAPHY, FILE)
 
 
-def _from_converted_type(element: ttypes.SchemaElement, base: LogicalInfo) -> LogicalInfo | None:
+#: What each ConvertedType may annotate, as pyarrow and parquet-java check it.
+_CONVERTED_TARGETS = {
+    **dict.fromkeys((_CT.UTF8, _CT.ENUM, _CT.JSON, _CT.BSON), "BYTE_ARRAY"),
+    **dict.fromkeys((_CT.DATE, _CT.TIME_MILLIS, _CT.INT_8, _CT.INT_16, _CT.INT_32, _CT.UINT_8, _CT.UINT_16,
+                     _CT.UINT_32), "INT32"),
+    **dict.fromkeys((_CT.TIME_MICROS, _CT.TIMESTAMP_MILLIS, _CT.TIMESTAMP_MICROS, _CT.INT_64, _CT.UINT_64), "INT64"),
+    _CT.DECIMAL: "INT32, INT64, BYTE_ARRAY or FIXED_LEN_BYTE_ARRAY",
+    _CT.INTERVAL: "FIXED_LEN_BYTE_ARRAY(12)",
+}
+
+#: The converted type parquet-cpp writes for an all-null (Arrow null) column; pyarrow reads it back as null.
+CONVERTED_NA = 24
+
+
+def _from_converted_type(element: ttypes.SchemaElement, base: LogicalInfo) -> LogicalInfo:
     """ConvertedType alone: read as its LogicalType equivalent (the
-    backward-compatibility tables). INTERVAL has none; a DECIMAL without a
-    valid precision is an error, not a plain number."""
-    converted = element.converted_type
+    backward-compatibility tables). INTERVAL has none. One that cannot
+    annotate the physical type is an error (pyarrow, parquet-java and DuckDB
+    refuse such files), but a DECIMAL's precision is not held to what the
+    physical type can store, as pyarrow reads it."""
+    converted, column = element.converted_type, element.name
+    if converted == CONVERTED_NA:
+        return dataclasses.replace(base, kind="null", bit_width=None)
     if converted == _CT.INTERVAL:
-        return _flba(base, "interval", 12)
-    if converted == _CT.DECIMAL:
-        return _decimal(base, element.scale, element.precision, element.name)
-    member = _union_member(logical_from_converted(converted))
-    return None if member is None else _from_logical_type(*member, base, element.name)
+        resolved = _flba(base, "interval", 12)
+    elif converted == _CT.DECIMAL:
+        resolved = _decimal(base, element.scale, element.precision, column, limited=False)
+    else:
+        member = _union_member(logical_from_converted(converted))
+        resolved = None if member is None else _from_logical_type(*member, base, column)
+    if resolved is not None:
+        return resolved
+    name = _CT._VALUES_TO_NAMES.get(converted)
+    if name is None:
+        raise SchemaError(f"unknown converted type {converted}", column=column)
+    if converted not in _CONVERTED_TARGETS:
+        raise SchemaError(f"converted type {name} annotates groups, not physical type {_physical_name(base)}",
+                          column=column)
+    raise SchemaError(f"converted type {name} cannot annotate physical type {_physical_name(base)} "
+                      f"(only {_CONVERTED_TARGETS[converted]})", column=column)
+
+
+def _physical_name(info: LogicalInfo) -> str:
+    name = _T._VALUES_TO_NAMES[info.physical_type]
+    return f"{name}({info.type_length})" if info.physical_type == _T.FIXED_LEN_BYTE_ARRAY else name
 
 
 def logical_info(element: ttypes.SchemaElement) -> LogicalInfo:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import io
 import math
+import re
 import struct
 import uuid
 from dataclasses import dataclass, field
@@ -372,14 +373,40 @@ def test_corpus_unknown_logical_type_reads_as_physical():
     assert [logical_info(e).kind for e in elements[1:]] == ["string", "binary"]
 
 
-def test_converted_type_mismatch_is_ignored():
-    """pyarrow refuses these files; we read the physical values."""
-    element = leaf_element(craft([1, None], "int32", converted_type=CT.UTF8))
-    assert logical_info(element) == LogicalInfo("int", T.Type.INT32, bit_width=32)
-    element = leaf_element(craft([True], "bool", converted_type=CT.DECIMAL, scale=1, precision=3))
-    assert logical_info(element).kind == "boolean"
-    element = leaf_element(craft([b"12345678"], "fixed", 8, converted_type=CT.INTERVAL))
-    assert logical_info(element).kind == "fixed_binary"
+@pytest.mark.parametrize("physical, length, converted, message", [
+    ("int32", None, CT.UTF8, "UTF8 cannot annotate physical type INT32 (only BYTE_ARRAY)"),
+    ("int32", None, CT.TIMESTAMP_MICROS, "TIMESTAMP_MICROS cannot annotate physical type INT32 (only INT64)"),
+    ("int64", None, CT.UINT_32, "UINT_32 cannot annotate physical type INT64 (only INT32)"),
+    ("int64", None, CT.DATE, "DATE cannot annotate physical type INT64"),
+    ("bool", None, CT.DECIMAL, "DECIMAL cannot annotate physical type BOOLEAN"),
+    ("fixed", 8, CT.INTERVAL, "INTERVAL cannot annotate physical type FIXED_LEN_BYTE_ARRAY(8)"),
+    ("bytes", None, CT.LIST, "LIST annotates groups"),
+    ("int32", None, 99, "unknown converted type 99"),
+])  # fmt: skip
+def test_converted_type_that_cannot_apply_raises(physical, length, converted, message):
+    """pyarrow, parquet-java and DuckDB refuse these files (DuckDB's
+    broken_*.parquet, say: TIMESTAMP_MICROS on INT32); reading the physical
+    values instead would hand out numbers as something they are not."""
+    values = {"int32": [1], "int64": [1], "bool": [True], "fixed": [b"12345678"], "bytes": [b"a"]}[physical]
+    extra = dict(precision=3, scale=1) if converted == CT.DECIMAL else {}
+    element = leaf_element(craft(values, physical, *([length] if length else []), converted_type=converted, **extra))
+    with pytest.raises(SchemaError, match=re.escape(message)) as info:
+        logical_info(element)
+    assert info.value.context.get("column") == element.name
+
+
+def test_converted_decimal_precision_is_not_held_to_its_storage():
+    """As pyarrow reads it: DECIMAL(12, 2) on INT32 is a decimal128(12, 2) of int32 values."""
+    element = leaf_element(craft([1], "int32", converted_type=CT.DECIMAL, precision=12, scale=2))
+    assert logical_info(element) == LogicalInfo("decimal", T.Type.INT32, precision=12, scale=2)
+    element = leaf_element(craft([1], "int32", logicalType=dec(2, 12)))
+    assert logical_info(element).kind == "int"  # a LogicalType that does not fit is ignored
+
+
+def test_converted_na_is_null():
+    """parquet-cpp's converted type for an all-null column (24), read as pyarrow's null type."""
+    element = leaf_element(craft([None, None], "int32", converted_type=24))
+    assert logical_info(element).kind == "null"
 
 
 @pytest.mark.parametrize(
