@@ -155,9 +155,8 @@ def _check_element(index: int, element: SchemaElement, is_root: bool) -> bool:
         raise _fail(index, element, f"unknown physical type {ptype}")
     if not is_root and element.repetition_type not in (None, REQUIRED, OPTIONAL, REPEATED):
         raise _fail(index, element, f"unknown repetition type {element.repetition_type}")
-    if nc:  # a group with children
-        if ptype is not None:
-            raise _fail(index, element, f"has both a physical type and {nc} children")
+    if nc:  # a group with children (a physical type beside them is ignored, as pyarrow does)
+        _check_group_annotation(index, element)
         return True
     if ptype is None:
         # num_children == 0 without a type is an empty group (pyarrow reads it as struct<>);
@@ -166,12 +165,30 @@ def _check_element(index: int, element: SchemaElement, is_root: bool) -> bool:
             raise _fail(index, element, "has neither a physical type nor num_children")
         if is_root and nc is None:
             raise _fail(index, element, "the root is not a group (no num_children)")
+        _check_group_annotation(index, element)
         return True
     if is_root:
         raise _fail(index, element, "the root must be a group, not a leaf")
     if ptype == Type.FIXED_LEN_BYTE_ARRAY and (element.type_length is None or element.type_length <= 0):
         raise _fail(index, element, f"FIXED_LEN_BYTE_ARRAY needs a positive type_length, got {element.type_length}")
     return False
+
+
+#: The annotations a group (the root too) may carry; pyarrow refuses the others.
+_GROUP_CONVERTED = frozenset({ConvertedType.LIST, ConvertedType.MAP, ConvertedType.MAP_KEY_VALUE})
+_GROUP_LOGICAL = frozenset({"LIST", "MAP", "VARIANT"})
+
+
+def _check_group_annotation(index: int, element: SchemaElement) -> None:
+    converted = element.converted_type
+    if converted is not None and converted not in _GROUP_CONVERTED:
+        name = ConvertedType._VALUES_TO_NAMES.get(converted, str(converted))
+        raise _fail(index, element, f"a group cannot be annotated with converted type {name}")
+    logical = element.logicalType
+    member = next((spec[2] for spec in LogicalType.thrift_spec
+                   if spec is not None and getattr(logical, spec[2], None) is not None), None) if logical else None
+    if member is not None and member not in _GROUP_LOGICAL:
+        raise _fail(index, element, f"a group cannot be annotated with logical type {member}")
 
 
 class Schema:

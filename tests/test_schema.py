@@ -25,9 +25,12 @@ from parquet_codec.format.ttypes import (
     LogicalType,
     MapType,
     NanoSeconds,
+    NullType,
     SchemaElement,
+    StringType,
     TimestampType,
     TimeUnit,
+    VariantType,
 )
 from parquet_codec.nested import Field
 from parquet_codec.thrift_io import deserialize
@@ -284,13 +287,58 @@ def test_uninterpretable_nested_groups(elements, message):
     ([E(name="s", num_children=1), E(name="a", type=12, repetition_type=1)], "unknown physical type 12"),
     ([E(name="s", num_children=1), E(name="a", type=1, repetition_type=5)], "unknown repetition type 5"),
     ([E(name="s", type=1)], "root"),
-    ([E(name="s", num_children=1), E(name="g", type=1, num_children=1, repetition_type=1),
-      E(name="a", type=1, repetition_type=1)], "both a physical type and 1 children"),
     ([E(name="s", num_children=1), E(type=1, repetition_type=1)], "no name"),
 ])
 def test_malformed_schemas(elements, message):
     with pytest.raises(SchemaError, match=message):
         S.Schema.from_elements(elements)
+
+
+def test_a_physical_type_beside_children_is_ignored_as_pyarrow_does():
+    """Some writers set a type on groups (the root, even): the children decide."""
+    root_typed = [E(name="s", type=1, num_children=1, repetition_type=0), E(name="a", type=1, repetition_type=1)]
+    group_typed = [E(name="s", num_children=1), E(name="g", type=1, num_children=1, repetition_type=1),
+                   E(name="a", type=1, repetition_type=1)]
+    for elements, leaf in ((root_typed, "a"), (group_typed, "g.a")):
+        schema = S.Schema.from_elements(elements)
+        assert [node.dotted_path for node in schema.leaves] == [leaf]
+        assert schema.fields[0].kind == ("primitive" if leaf == "a" else "struct")
+        assert arrow_schema_of(elements).names == [leaf.split(".")[0]]
+
+
+_GROUP = dict(name="g", num_children=1, repetition_type=1)
+
+
+@pytest.mark.parametrize("annotation, allowed", [
+    (dict(converted_type=ConvertedType.LIST), True), (dict(converted_type=ConvertedType.MAP_KEY_VALUE), True),
+    (dict(logicalType=LogicalType(VARIANT=VariantType())), True), (dict(logicalType=LogicalType()), True),
+    (dict(converted_type=ConvertedType.UTF8), False),
+    (dict(converted_type=ConvertedType.DECIMAL, precision=3, scale=1), False),
+    (dict(converted_type=24), False), (dict(converted_type=99), False),
+    (dict(logicalType=LogicalType(STRING=StringType())), False), (dict(logicalType=LogicalType(UNKNOWN=NullType())), False),
+])  # fmt: skip
+def test_group_annotations(annotation, allowed):
+    """A group takes LIST, MAP, MAP_KEY_VALUE and VARIANT (and a type from the
+    future), not the annotations of primitive types: pyarrow refuses those."""
+    elements = [E(name="s", num_children=1), E(**_GROUP, **annotation), E(name="a", type=1, repetition_type=1)]
+    if allowed:
+        S.Schema.from_elements(elements)
+        return
+    with pytest.raises(SchemaError, match="element 1 'g': a group cannot be annotated"):
+        S.Schema.from_elements(elements)
+    with pytest.raises((pa.ArrowInvalid, OSError)):
+        arrow_schema_of(elements)
+
+
+def test_the_root_is_held_to_the_same_annotations():
+    elements = [E(name="s", num_children=1, converted_type=ConvertedType.UTF8), E(name="a", type=1, repetition_type=1)]
+    with pytest.raises(SchemaError, match="element 0 's': a group cannot be annotated with converted type UTF8"):
+        S.Schema.from_elements(elements)
+    with pytest.raises(OSError):
+        arrow_schema_of(elements)
+    elements[0] = E(name="s", num_children=1, logicalType=LogicalType(LIST=ListType()))
+    assert S.Schema.from_elements(elements).leaves[0].dotted_path == "a"
+    assert arrow_schema_of(elements).names == ["a"]
 
 
 def test_deep_nesting_is_rejected_without_recursion():
