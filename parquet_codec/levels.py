@@ -291,17 +291,39 @@ def _scatter_into(values: Array, validity: np.ndarray | None, out: np.ndarray) -
     return PrimitiveArray.of(out, validity)
 
 
-def assemble(field: Field, leaves: Mapping[tuple[str, ...], LeafData], out: np.ndarray | None = None) -> Array:
+def assemble(field: Field, leaves: Mapping[tuple[str, ...], LeafData], out: np.ndarray | None = None, *,
+             num_rows: int | None = None) -> Array:
     """Build the array of a top-level ``field`` (one slot per record) from the
     level streams and non-null values of its leaves, keyed by leaf path.
     ``out``: for a flat primitive field, the array its slots are written to
-    (nulls as zeros); the result's values are then ``out`` itself."""
+    (nulls as zeros); the result's values are then ``out`` itself.
+
+    A field with no leaf at all (empty groups only: nothing records whether a
+    value is present) is ``num_rows`` nulls, as pyarrow reads it."""
+    if not field.leaf_nodes():
+        if num_rows is None:
+            raise SchemaError(f"field {field.name!r} has no leaf column to read it from")
+        return _nulls(field, num_rows)
     try:
         if out is not None and field.kind == PRIMITIVE:
             return _Assembler(leaves).build_into(field, out)
         return _Assembler(leaves).build(field, 0, 0)
     except RecursionError:
         raise SchemaError(f"field {field.name!r} nests too deeply to assemble") from None
+
+
+def _nulls(field: Field, count: int) -> Array:
+    """``count`` null slots of a nested ``field`` (its lists empty, its children null)."""
+    validity = np.zeros(count, dtype=np.bool_)
+    if field.kind == STRUCT:
+        return StructArray(count, {c.name: _nulls(c, count) for c in field.children}, validity=validity)
+    if field.kind not in (LIST, MAP):
+        raise SchemaError(f"field {field.name!r} is a {field.kind} without a column")
+    offsets = np.zeros(count + 1, dtype=np.int64)
+    children = [_nulls(child, 0) for child in field.children]
+    if field.kind == LIST:
+        return ListArray.of(offsets, children[0], validity)
+    return MapArray.of(offsets, children[0], children[1] if len(children) > 1 else None, validity)
 
 
 # ---------------------------------------------------------------------------

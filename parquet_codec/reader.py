@@ -341,7 +341,7 @@ class ParquetFile:
                     exc.add_context(file=self._source.name, row_group=index, column=leaf.dotted_path)
                     raise
             try:
-                array = assemble(field, leaves, out=target)
+                array = assemble(field, leaves, out=target, num_rows=group.num_rows)
             except ParquetError as exc:
                 exc.add_context(file=self._source.name, row_group=index, column=field.name)
                 raise
@@ -519,7 +519,7 @@ def arrow_schema(footer: FileMetadata) -> Any:
 
 def _empty(field: Any) -> Array:
     """A zero-row array of ``field``'s shape."""
-    return assemble(field, {node.path: empty_leaf(node) for node in field.leaf_nodes()})
+    return assemble(field, {node.path: empty_leaf(node) for node in field.leaf_nodes()}, num_rows=0)
 
 
 def read_table(source: Source, columns: Sequence[str] | None = None, filters: object = None, *,

@@ -254,7 +254,7 @@ class Scanner:
                 data, covered = decoded[node.dotted_path]
                 leaves[node.path] = take_rows(data, _member_of(covered, final), node.max_definition_level)
             try:
-                arrays[fld.name] = assemble(fld, leaves)
+                arrays[fld.name] = assemble(fld, leaves, num_rows=len(final))
             except ParquetError as exc:
                 exc.add_context(file=self.pf._source.name, row_group=plan.index, column=fld.name)
                 raise

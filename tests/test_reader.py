@@ -489,3 +489,82 @@ def test_summary_file_names_the_file_holding_the_data(tmp_path):
                  lambda: pf.bloom_filter(0, "a")):
         with pytest.raises(UnsupportedError, match=f"in another file, '{where}'.*row group 0, column 'a'"):
             read()
+
+
+def _with_schema(elements_of) -> bytes:
+    """A pyarrow-written file of one optional int64 column "id", its footer's
+    schema replaced by ``elements_of(schema)`` (the column chunks stay)."""
+    import struct
+
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    from parquet_codec.format.ttypes import FileMetaData
+    from parquet_codec.thrift_io import deserialize, serialize
+
+    buf = io.BytesIO()
+    pq.write_table(pa.table({"id": pa.array([1, None, 3], pa.int64())}), buf, store_schema=False,
+                   write_statistics=False, write_page_index=False)
+    data = buf.getvalue()
+    start = len(data) - 8 - struct.unpack("<I", data[-8:-4])[0]
+    meta = deserialize(FileMetaData, data, start, end=len(data) - 8)[0]
+    meta.schema = elements_of(meta.schema)
+    for group in meta.row_groups:
+        for chunk in group.columns:
+            chunk.meta_data.size_statistics = None  # its level histograms follow the old schema
+    body = serialize(meta)
+    return data[:start] + body + struct.pack("<I", len(body)) + b"PAR1"
+
+
+def _empty_group(name: str, repetition: int, **extra):
+    from parquet_codec.format.ttypes import SchemaElement
+
+    return SchemaElement(name=name, repetition_type=repetition, num_children=0, **extra)
+
+
+def _leafless_schemas() -> dict:
+    from parquet_codec.format.ttypes import ConvertedType, SchemaElement
+
+    root = lambda n: SchemaElement(name="schema", num_children=n)  # noqa: E731
+    return {
+        "optional": lambda s: [root(2), s[1], _empty_group("g", 1)],
+        "required": lambda s: [root(2), s[1], _empty_group("g", 0)],
+        "repeated": lambda s: [root(2), s[1], _empty_group("g", 2)],
+        "first": lambda s: [root(2), _empty_group("g", 1), s[1]],
+        "empty inside empty": lambda s: [root(2), s[1], SchemaElement(name="g", repetition_type=0, num_children=1),
+                                         _empty_group("h", 1)],
+        "list of empty": lambda s: [root(2), s[1], SchemaElement(name="l", repetition_type=1, num_children=1,
+                                                                  converted_type=ConvertedType.LIST),
+                                    SchemaElement(name="list", repetition_type=2, num_children=1),
+                                    _empty_group("element", 1)],
+    }
+
+
+@pytest.mark.parametrize("shape", list(_leafless_schemas()))
+def test_fields_without_a_leaf_read_as_pyarrow(shape):
+    """A top-level field of empty groups only (parquet-go writes them) has no
+    column to say whether a value is there: pyarrow reads every slot as null,
+    of the field's type (struct<>, list<struct<>>, ...), whatever its repetition."""
+    pq = pytest.importorskip("pyarrow.parquet")
+    data = _with_schema(_leafless_schemas()[shape])
+    expected = pq.read_table(io.BytesIO(data))
+    got = reader.read_table(data)
+    assert got.to_pylist() == expected.to_pylist()
+    assert got.to_arrow().equals(expected) and got.to_arrow().schema == expected.schema
+    assert reader.ParquetFile(data).schema_arrow == pq.ParquetFile(io.BytesIO(data)).schema_arrow
+    batches = list(reader.ParquetFile(data).iter_batches(2))
+    assert [b.num_rows for b in batches] == [2, 1]
+    assert reader.read_table(data, filters=[("id", ">", 1)]).to_pylist() == expected.filter(
+        expected["id"].to_numpy(zero_copy_only=False) > 1).to_pylist()
+
+
+def test_an_empty_group_beside_leaves_is_refused_as_pyarrow_does():
+    from parquet_codec.format.ttypes import SchemaElement
+
+    pq = pytest.importorskip("pyarrow.parquet")
+    data = _with_schema(lambda s: [SchemaElement(name="schema", num_children=1),
+                                   SchemaElement(name="s", repetition_type=1, num_children=2), s[1],
+                                   _empty_group("g", 1)])
+    with pytest.raises((OSError, ValueError), match="non-leaf node has no children"):
+        pq.read_table(io.BytesIO(data))
+    with pytest.raises(SchemaError, match="'s.g' has no leaf column"):
+        reader.read_table(data)
