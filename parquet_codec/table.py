@@ -174,7 +174,12 @@ class Table:
         ``read_options``: pyarrow's reading options that shape its Arrow types (arrow_read.py);
         ``dictionaries``: per column name, the dictionary pages it was read from (see Column)."""
         fields = schema.fields
-        if [f.name for f in fields] != list(arrays):
+        names = [f.name for f in fields]
+        if len(set(names)) != len(names):
+            twice = next(name for name in names if names.count(name) > 1)
+            raise UnsupportedError(f"{names.count(twice)} top-level columns are named {twice!r}: "
+                                   f"a Table's column names must be distinct")
+        if names != list(arrays):
             raise SchemaError(f"columns {list(arrays)} do not match the schema's fields {[f.name for f in fields]}")
         lengths = {len(a) for a in arrays.values()}
         if num_rows is None:

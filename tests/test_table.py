@@ -65,3 +65,18 @@ def test_list_values_are_named_after_their_parquet_element(name: str) -> None:
     pq = pytest.importorskip("pyarrow.parquet")
     ours = pc.read_table(str(CORPUS_DATA / name)).to_arrow().schema
     assert [str(t) for t in ours.types] == [str(t) for t in pq.read_table(CORPUS_DATA / name).schema.types]
+
+
+def test_duplicate_column_names_are_refused_clearly():
+    """A file may name two top-level columns alike (DuckDB's bug13053 files
+    do); a Table keys its columns by name, so it says so instead of reading a
+    column in place of the other. (pyarrow's read_table refuses them too.)"""
+    import numpy as np
+
+    from parquet_codec.arrays import PrimitiveArray
+    from parquet_codec.errors import UnsupportedError
+    from parquet_codec.schema import Schema, primitive
+
+    schema = Schema.from_fields([primitive("a", "int32"), primitive("b", "int32"), primitive("a", "int64")])
+    with pytest.raises(UnsupportedError, match="2 top-level columns are named 'a'"):
+        pc.Table(schema, {"a": PrimitiveArray.of(np.zeros(1, np.int32)), "b": PrimitiveArray.of(np.zeros(1, np.int32))})
