@@ -448,17 +448,21 @@ def test_optional_columns_without_nulls_decode_into_the_column_and_lying_statist
 
 
 @pytest.mark.parametrize("width", [1, 2, 4, 8])
-def test_decode_streams_skips_empty_rle_runs_whatever_their_value(width):
-    # A run of no values (the format asks for at least one; some streams hold them)
-    # adds nothing, whatever value it names, also at a byte-aligned start.
+def test_decode_streams_leaves_runs_of_no_values_to_the_page_decoder(width):
+    # A run of no values (the format's runs hold at least one) before a stream's
+    # last value is corrupt, as pyarrow reads it: the batch declines such
+    # streams, whatever value the run names and wherever it starts, and the
+    # page decoder reports it. One after the last value is never read.
     empty = bytes([0, (1 << width) - 1])  # header 0: an RLE run of 0 values
     values = np.array([1, 0, 1, 1, 0, 0, 1, 0] * 2, dtype=np.uint32) & ((1 << width) - 1)
     body = RleBitPackedHybrid.encode(values, width)
-    streams = [empty + body, body + empty * 3 + body, empty * 2 + body]
-    counts = np.array([16, 32, 16])
-    data = np.frombuffer(b"".join(streams), dtype=np.uint8)
-    bounds = np.concatenate(([0], np.cumsum([len(s) for s in streams])))
-    expected = np.concatenate([RleBitPackedHybrid.decode(s, width, int(c))[0] for s, c in zip(streams, counts, strict=True)])
-    got = decode_streams(data, bounds, counts, width, np.uint8)
-    assert got is not None
-    np.testing.assert_array_equal(got, expected)
+    for streams, counts in (([empty + body, body], [16, 16]), ([body, body + empty * 3 + body], [16, 32]),
+                            ([empty * 2 + body], [16])):
+        counts = np.array(counts)
+        data = np.frombuffer(b"".join(streams), dtype=np.uint8)
+        bounds = np.concatenate(([0], np.cumsum([len(s) for s in streams])))
+        assert decode_streams(data, bounds, counts, width, np.uint8) is None
+        with pytest.raises(DecodingError, match="run of 0 values"):
+            for stream, count in zip(streams, counts, strict=True):
+                RleBitPackedHybrid.decode(stream, width, int(count))
+    assert RleBitPackedHybrid.decode(body + empty, width, 16)[0].tolist() == values.tolist()

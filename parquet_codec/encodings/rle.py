@@ -35,6 +35,7 @@ from parquet_codec.encodings.varint import (
     read_uleb128,
     views,
 )
+from parquet_codec.errors import DecodingError
 from parquet_codec.limits import reserve_items
 
 _RLE = "RLE"
@@ -86,8 +87,8 @@ class RleBitPackedHybrid:
         little-endian byte length (data page v1 levels, RLE booleans) and the
         whole declared length is consumed. Returns (uint32 values, or uint64
         above 32 bits; bytes consumed). Values beyond ``count`` in the last
-        run are ignored; running out of runs before ``count`` values is a
-        DecodingError, except at width 0 where the missing values are zeros.
+        run are ignored; running out of runs before ``count`` values, or a
+        run of none before then, is a DecodingError (at width 0 too).
         """
         if not 0 <= bit_width <= MAX_BIT_WIDTH:
             raise decoding_error(_RLE, f"bit width {bit_width} outside 0..{MAX_BIT_WIDTH}", offset)
@@ -151,14 +152,14 @@ def _parse_runs(mv: memoryview, bit_width: int, count: int, pos: int) -> tuple[_
                 return runs, _parse_runs_bulk(mv, bit_width, remaining, pos, runs)
             check_at += SCALAR_RUNS
         if pos >= end:
-            if bit_width == 0:  # nothing but zeros can be missing
-                break
             raise decoding_error(_RLE, f"data ends with {remaining} of {count} values missing", pos)
-        header = mv[pos]
+        header, at = mv[pos], pos
         if header < 0x80:
             pos += 1
         else:
             header, pos = read_uleb128(mv, pos, _RLE, "run header")
+        if header < 2:
+            raise _empty_run(remaining, at)
         if header & 1:
             n = (header >> 1) * 8
             take = n if n < remaining else remaining
@@ -185,11 +186,13 @@ def _parse_runs(mv: memoryview, bit_width: int, count: int, pos: int) -> tuple[_
         packed.append(header & 1)
         lengths.append(take)
         remaining -= take
-    if remaining:
-        packed.append(0)
-        lengths.append(remaining)
-        values.append(0)
     return runs, pos
+
+
+def _empty_run(remaining: int, pos: int) -> DecodingError:
+    """A run of no values before the last is needed: pyarrow's decoder stops
+    there, and what follows it is not where the next run starts."""
+    return decoding_error(_RLE, f"run of 0 values where {remaining} more are needed", pos)
 
 
 def _uniform_packed_runs(mv: memoryview, bit_width: int, count: int, pos: int, runs: _Runs) -> tuple[int, int]:
@@ -242,13 +245,8 @@ def _parse_runs_bulk(mv: memoryview, bit_width: int, count: int, start: int, run
             bad = int(np.argmax(values >= (1 << bit_width)))
             raise decoding_error(_RLE, f"repeated value {int(values[bad])} does not fit in {bit_width} bits",
                                  start + int(starts[bad]))
-    missing = count - int(take.sum())
-    bulk = {"lengths": take, "values": values, "packed": packed[used].astype(np.int64),
-            "packed_starts": start + starts[~rle], "packed_bytes": (take[~rle] * bit_width + 7) >> 3}
-    if missing:  # only width 0 may end early (_check_runs enforced it)
-        for name, extra in zip(_Runs.FIELDS, (missing, 0, 0), strict=False):
-            bulk[name] = np.append(bulk[name], extra)
-    runs.bulk = bulk
+    runs.bulk = {"lengths": take, "values": values, "packed": packed[used].astype(np.int64),
+                 "packed_starts": start + starts[~rle], "packed_bytes": (take[~rle] * bit_width + 7) >> 3}
     return start + (int(min(nxt[used[-1]], n)) if len(used) else 0)
 
 
@@ -336,6 +334,10 @@ def _check_runs(a: np.ndarray, start: int, used: np.ndarray, hlen: np.ndarray, p
     bad_header = hlen[used] == 0
     if bad_header.any():
         raise decoding_error(_RLE, "malformed run header", start + int(used[np.argmax(bad_header)]))
+    empty = take == 0
+    if empty.any():
+        i = int(np.argmax(empty))
+        raise _empty_run(count - int(take[:i].sum()), start + int(used[i]))
     body = used + hlen[used]
     need = np.where(packed[used], (take * bit_width + 7) >> 3, (bit_width + 7) // 8)
     short = body + need > n
@@ -345,7 +347,7 @@ def _check_runs(a: np.ndarray, start: int, used: np.ndarray, hlen: np.ndarray, p
         raise decoding_error(_RLE, f"{what} truncated: needs {int(need[i])} bytes, only {n - int(body[i])} left",
                              start + int(body[i]))
     missing = count - int(take.sum())
-    if missing and bit_width:
+    if missing:
         end = int(used[-1] + hlen[used[-1]] + need[-1]) if len(used) else 0
         raise decoding_error(_RLE, f"data ends with {missing} values missing", start + min(end, n))
 

@@ -137,9 +137,12 @@ def takes(covers: np.ndarray, first: np.ndarray, counts: np.ndarray,
           last: np.ndarray | None = None) -> np.ndarray | None:
     """Values taken from each run: all it covers, but the last run of a stream
     (``last``, found from ``first`` when not given) only up to the stream's
-    count. None when a stream covers too few values or has runs after its
-    last value. A caller giving ``last`` lends ``covers`` as scratch: it is
-    changed in place and returned."""
+    count. None when a stream covers too few values, has runs after its
+    last value or a run of none (the general decoder reports it). A caller
+    giving ``last`` lends ``covers`` as scratch: it is changed in place and
+    returned."""
+    if not covers.all():
+        return None
     totals = np.add.reduceat(covers, first)
     take = covers
     if last is None:

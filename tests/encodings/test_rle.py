@@ -89,11 +89,22 @@ def test_last_bit_packed_run_may_lack_padding_bytes():
 def test_width_zero():
     assert encode([0] * 10, 0) == bytes([20])
     assert decode(bytes([20]), 0, 10)[0].tolist() == [0] * 10
-    assert decode(b"", 0, 4)[0].tolist() == [0] * 4  # only zeros can be missing
+    with pytest.raises(DecodingError, match="data ends with 4 of 4 values missing"):
+        decode(b"", 0, 4)  # zeros are values too: a stream must hold them (as pyarrow reads it)
 
 
-def test_zero_length_runs_are_skipped():
-    assert decode(bytes([0, 1, 4, 3]), 3, 2)[0].tolist() == [3, 3]
+@pytest.mark.parametrize("data, width", [(bytes([0, 4, 3]), 3), (bytes([1, 4, 3]), 3), (bytes([0, 0, 0]), 0),
+                                         (bytes([0x80, 0x00, 4, 3]), 3)])
+def test_a_run_of_no_values_is_corrupt(data, width):
+    """pyarrow's decoder stops at a run of no values, and Impala's
+    bad_rle_literal_count.parquet is such a corruption: the bytes after it are
+    not the next header, so they are not read as one."""
+    with pytest.raises(DecodingError, match="run of 0 values where 2 more are needed at byte 0"):
+        decode(data, width, 2)
+
+
+def test_a_run_of_no_values_after_the_last_is_not_read():
+    assert decode(bytes([4, 3, 0]), 3, 2)[0].tolist() == [3, 3]
 
 
 @st.composite
@@ -249,3 +260,12 @@ def test_runs_of_one_fixed_size_then_others(width):
     broken[2 * (2 + 64 * width)] = 0x83  # the third run's header differs: read one by one
     with pytest.raises(DecodingError):
         RleBitPackedHybrid.decode(bytes(broken), width, len(values))
+
+
+def test_a_run_of_no_values_among_many_is_corrupt():
+    """The bulk parser (streams of many short runs) reports it too."""
+    body = bytes([2, 1, 2, 0]) * 40  # 80 runs of one value each
+    data = body + bytes([0]) + bytes([2, 1]) * 4
+    assert decode(body, 3, 80)[0].tolist() == [1, 0] * 40
+    with pytest.raises(DecodingError, match=f"run of 0 values where 4 more are needed at byte {len(body)}"):
+        decode(data, 3, 84)

@@ -101,3 +101,16 @@ def test_decode_parsed_streams_reports_a_malformed_stream():
         decode_parsed_streams([(good, 0, 64), (good[:5], 0, 64)], 3)
     with pytest.raises(DecodingError, match="does not fit"):
         decode_parsed_streams([(good, 0, 64), (bytes([16, 9]), 0, 8)], 3)  # RLE value 9 in 3 bits
+
+
+@pytest.mark.parametrize("width", [1, 2, 3])
+def test_streams_with_a_run_of_no_values_are_left_to_the_page_decoder(width):
+    """decode_streams declines them (None), so each page is decoded on its
+    own and the corrupt one is reported; decode_parsed_streams reports it."""
+    good = RleBitPackedHybrid.encode(np.arange(40) % 2, width)
+    bad = bytes([0]) + good
+    data = np.frombuffer(good + bad + good, dtype=np.uint8)
+    bounds = np.array([0, len(good), len(good) + len(bad), len(data)])
+    assert decode_streams(data, bounds, np.array([40, 40, 40]), width) is None
+    with pytest.raises(DecodingError, match="run of 0 values"):
+        decode_parsed_streams([(good, 0, 40), (bad, 0, 40)], width)
