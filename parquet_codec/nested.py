@@ -201,6 +201,8 @@ def _list_element(group: SchemaNode, repeated: SchemaNode) -> Field:
         # unannotated it is a struct holding a list.
         if repeated.is_list_annotated:
             return _bare_repeated(only)
+        if repeated.is_map_annotated:  # likewise a map whose key_value group is `only` (Impala's legacy files)
+            return _map_of(repeated, only, nullable=False)
         return _required_element(repeated)
     if repeated.name == "array" or repeated.name == group.name + "_tuple":
         return _required_element(repeated)  # rule 4: a one-field struct element
@@ -215,7 +217,11 @@ def _map_field(group: SchemaNode) -> Field:
                           f"it has {len(group.children)}")
     if group.repetition == _REPEATED:
         raise SchemaError(f"{_where(group)}: a MAP-annotated group must not be repeated")
-    key_value = group.children[0]
+    return _map_of(group, group.children[0], nullable=group.repetition == _OPTIONAL)
+
+
+def _map_of(group: SchemaNode, key_value: SchemaNode, nullable: bool) -> Field:
+    """The map of ``group`` whose entries are the repeated ``key_value`` group."""
     if key_value.repetition != _REPEATED or key_value.is_leaf:
         raise SchemaError(f"{_where(key_value)}: the child of a MAP-annotated group must be a repeated group")
     if len(key_value.children) not in (1, 2):
@@ -224,8 +230,9 @@ def _map_field(group: SchemaNode) -> Field:
     # Key and value are found by position, whatever their names. A key that is not
     # required (Presto wrote such files) is read as written: pyarrow refuses it.
     children = _resolve_all(key_value.children)
-    return Field(group.name, MAP, group.repetition == _OPTIONAL, group, children,
-                 group.max_definition_level, group.max_repetition_level, key_value)
+    # (A repeated group that is itself the map has its levels one below its entries'.)
+    return Field(group.name, MAP, nullable, group, children, key_value.max_definition_level - 1,
+                 key_value.max_repetition_level - 1, key_value)
 
 
 __all__ = ["Field", "resolve_fields", "resolve", "PRIMITIVE", "STRUCT", "LIST", "MAP"]

@@ -545,3 +545,23 @@ def test_lists_reached_matches_searchsorted():
         entries = np.sort(rng.choice(np.arange(1, 12), lists, replace=False))
         defs = rng.integers(0, 13, 500).astype(np.int16)
         np.testing.assert_array_equal(_lists_reached(entries, defs), np.searchsorted(entries, defs, side="right"))
+
+
+def test_list_whose_repeated_group_is_a_map():
+    """Impala's legacy files: `LIST > repeated group array (MAP) > repeated group map
+    (MAP) > key, value` is a list of required maps (pyarrow reads it so)."""
+    E = S.SchemaElement
+    schema = S.Schema.from_elements([
+        E(name="schema", num_children=1),
+        E(name="l", repetition_type=0, num_children=1, converted_type=ConvertedType.LIST),
+        E(name="array", repetition_type=2, num_children=1, converted_type=ConvertedType.MAP),
+        E(name="map", repetition_type=2, num_children=2, converted_type=ConvertedType.MAP),
+        E(name="key", type=Type.BYTE_ARRAY, repetition_type=0, converted_type=ConvertedType.UTF8),
+        E(name="value", type=Type.INT32, repetition_type=1),
+    ])  # fmt: skip
+    (field,) = schema.fields
+    element = field.element
+    assert element.kind == "map" and not element.nullable and element.name == "array"
+    assert levels(field, [[[("a", 2), ("b", None)], []], []])["l.array.map.value"] == ([3, 2, 1, 0], [0, 2, 1, 0])
+    out = roundtrip(field, [[[("a", 2), ("b", None)], []], [], [[("c", 5)]]])
+    assert isinstance(out.values, MapArray)

@@ -568,3 +568,32 @@ def test_an_empty_group_beside_leaves_is_refused_as_pyarrow_does():
         pq.read_table(io.BytesIO(data))
     with pytest.raises(SchemaError, match="'s.g' has no leaf column"):
         reader.read_table(data)
+
+
+def test_list_of_legacy_maps_reads_as_pyarrow():
+    """Impala's legacy nested files hold `LIST > repeated group array (MAP) >
+    repeated group map (MAP) > key, value`: a list of required maps."""
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    import parquet_codec as pc
+    from parquet_codec.format.ttypes import ConvertedType as CT
+    from parquet_codec.format.ttypes import SchemaElement as E
+    from parquet_codec.schema import Schema
+
+    schema = Schema.from_elements([
+        E(name="schema", num_children=2), E(name="id", type=1, repetition_type=0),
+        E(name="t_array_map", repetition_type=0, num_children=1, converted_type=CT.LIST),
+        E(name="array", repetition_type=2, num_children=1, converted_type=CT.MAP),
+        E(name="map", repetition_type=2, num_children=2, converted_type=CT.MAP),
+        E(name="key", type=6, repetition_type=0, converted_type=CT.UTF8), E(name="value", type=1, repetition_type=1),
+    ])  # fmt: skip
+    rows = [{"id": 1, "t_array_map": [[("a", 2), ("b", None)], []]}, {"id": 2, "t_array_map": []},
+            {"id": 3, "t_array_map": [[("c", 5)]]}]
+    buf = io.BytesIO()
+    pc.write_table(pc.Table.from_pylist(rows, schema), buf)
+    expected = pq.read_table(io.BytesIO(buf.getvalue()))
+    assert expected.schema.field("t_array_map").type == pa.list_(
+        pa.field("array", pa.map_(pa.string(), pa.int32()), nullable=False))
+    got = reader.read_table(buf.getvalue())
+    assert got.to_pylist() == expected.to_pylist() == rows
+    assert got.to_arrow().equals(expected)
