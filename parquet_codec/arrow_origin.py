@@ -17,8 +17,9 @@ schema when reading. This module applies it by the same rules:
   when its storage type is what was read; field metadata comes back (a
   field id read from the file wins).
 
-Only a time zone and a duration change Python values (``to_pylist``); the
-rest shapes the types of ``to_arrow``. The table's schema metadata is the
+Only a time zone, a duration and an extension type other than UUID and JSON
+(bool8's booleans: pyarrow makes those values, when installed) change Python
+values (``to_pylist``); the rest shapes the types of ``to_arrow``. The table's schema metadata is the
 stored schema's, or without one the file's key-value metadata.
 
 A stored schema that does not decode is ignored and the columns keep the
@@ -117,6 +118,21 @@ def _is_int64(info: LogicalInfo) -> bool:
     return info.kind == "int" and info.physical_type == Type.INT64 and info.bit_width == 64 and info.signed
 
 
+#: The extension types whose Python values this package gives itself (their storage's, as pyarrow's).
+_NATIVE_EXTENSIONS = frozenset({"arrow.uuid", "arrow.json"})
+
+
+def foreign_extension(origin: ArrowField | None) -> bool:
+    """Whether a stored field holds, at any depth, an extension type whose
+    Python values pyarrow makes (bool8's booleans, say) from its storage's."""
+    if origin is None:
+        return False
+    name = dict(origin.metadata).get("ARROW:extension:name")
+    if name is not None and name not in _NATIVE_EXTENSIONS:
+        return True
+    return any(foreign_extension(child) for child in origin.children)
+
+
 def leaf_to_pylist(array: Array, info: LogicalInfo, origin: ArrowField | None, int96_unit: str | None = None
                    ) -> list:
     """A leaf's Python values, with the stored duration or time zone applied;
@@ -156,7 +172,7 @@ def restored_type(inferred: Any, origin: Any) -> Any:
     """The type pyarrow gives a column it infers as ``inferred`` whose stored type is ``origin``."""
     import pyarrow as pa
 
-    if isinstance(origin, pa.ExtensionType):
+    if isinstance(origin, pa.BaseExtensionType):  # (canonical ones, bool8 or tensors, are not pa.ExtensionType)
         storage = restored_type(inferred, origin.storage_type)
         return origin if storage.equals(origin.storage_type) else storage
     nested = _restored_nested(pa, inferred, origin)
@@ -244,9 +260,10 @@ def restore_array(array: Any, target: Any) -> Any:
         pass
     if pa.types.is_list_view(target) or pa.types.is_large_list_view(target):  # no list -> view cast
         return _list_view(pa, array, target)
-    if isinstance(target, pa.BaseExtensionType) and isinstance(array, pa.ExtensionArray):
-        # one extension type to another (e.g. JSON over large_string): through the storage
-        storage = restore_array(array.storage, target.storage_type)
+    if isinstance(target, pa.BaseExtensionType):
+        # from its storage, or from another extension type (e.g. JSON over large_string)
+        plain = array.storage if isinstance(array, pa.ExtensionArray) else array
+        storage = restore_array(plain, target.storage_type)
         if storage.type.equals(target.storage_type):
             return pa.ExtensionArray.from_storage(target, storage)
     return array

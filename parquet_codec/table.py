@@ -19,6 +19,7 @@ from parquet_codec.arrays import Array, concat, take_range
 from parquet_codec.arrow_origin import (
     child_origins,
     dictionary_array,
+    foreign_extension,
     leaf_to_pylist,
     pyarrow_fields,
     restore_array,
@@ -47,6 +48,14 @@ def _info(field: Field) -> LogicalInfo:
     return info
 
 
+def _has_pyarrow() -> bool:
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 class Column:
     """One top-level column: its field (shape and types), its data, and the
     Arrow field it was written from when the file stored one (arrow_origin.py)."""
@@ -73,6 +82,8 @@ class Column:
         return self.array.null_count
 
     def to_pylist(self) -> list:
+        if foreign_extension(self.origin) and _has_pyarrow():  # its scalars convert as the extension says
+            return self.to_arrow().to_pylist()
         try:
             return array_to_pylist(self.field, self.array, self.origin, self.options.int96_unit)
         except ParquetError as exc:

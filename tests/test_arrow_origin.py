@@ -47,6 +47,12 @@ def _columns() -> dict[str, object]:
         "uuid": pa.array([b"0123456789abcdef", None, b"fedcba9876543210"], pa.uuid()),
         "date64": pa.array([86_400_000, None, 0], pa.date64()),  # pyarrow reads date32 back
         "time32_s": pa.array([1, None, 2], pa.time32("s")),  # pyarrow reads time32[ms] back
+        # Canonical extension types come back from the stored schema; bool8's Python values are booleans.
+        "bool8": pa.ExtensionArray.from_storage(pa.bool8(), pa.array([1, None, 0], pa.int8())),
+        "fixed_shape_tensor": pa.ExtensionArray.from_storage(
+            pa.fixed_shape_tensor(pa.int32(), [2, 2]), pa.array([[1, 2, 3, 4], None, [5, 6, 7, 8]], pa.list_(pa.int32(), 4))),
+        "opaque": pa.ExtensionArray.from_storage(pa.opaque(pa.binary(), "geo", "vendor"), pa.array([b"x", None, b"yz"])),
+        "list_bool8": pa.array([[1], None, [0, 1]], pa.list_(pa.int8())).cast(pa.list_(pa.bool8())),
     }
 
 
