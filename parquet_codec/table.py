@@ -272,7 +272,9 @@ class Table:
             origin = origins.get(column.name)
             array = column._to_arrow(origin)
             nullable = column.field.nullable or pa.types.is_null(array.type)  # (null type: nullable by definition)
-            field = pa.field(column.name, array.type, nullable=nullable)
+            field_id = column.field.node.field_id  # as pyarrow, in the field's metadata (children carry theirs)
+            field = pa.field(column.name, array.type, nullable=nullable,
+                             metadata=None if field_id is None else {b"PARQUET:field_id": str(field_id).encode()})
             fields.append(field if origin is None else with_stored_metadata(field, origin))
             arrays.append(array)
         metadata = {key_value_bytes(k): key_value_bytes(v) for k, v in self.metadata.items()} or None

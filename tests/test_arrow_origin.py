@@ -253,3 +253,25 @@ def test_a_projection_decodes_only_the_stored_fields_it_reads() -> None:
     read = pf.read(columns=["c7"])
     assert read.to_arrow().schema.types == [pa.duration("s")]
     assert sorted(pf._arrow[1]._message._fields) == [7]  # the other 49 fields were never decoded
+
+
+@pytest.mark.parametrize("store_schema", [True, False])
+def test_field_ids_are_field_metadata_at_every_level(store_schema: bool) -> None:
+    """pyarrow shows a Parquet field id as PARQUET:field_id field metadata, on
+    top-level fields too (Iceberg, parquet-java and Avro writers set them)."""
+    def ided(name: str, typ: object, i: int) -> object:
+        return pa.field(name, typ, metadata={"PARQUET:field_id": str(i)})
+
+    schema = pa.schema([ided("a", pa.int32(), 1),
+                        ided("s", pa.struct([ided("x", pa.string(), 3)]), 2),
+                        ided("l", pa.list_(ided("element", pa.int64(), 5)), 4),
+                        pa.field("plain", pa.int8())])
+    table = pa.table([pa.array([1, None], pa.int32()), pa.array([{"x": "q"}, None], schema.field("s").type),
+                      pa.array([[1], []], schema.field("l").type), pa.array([1, 2], pa.int8())], schema=schema)
+    raw = _pyarrow_file(table, store_schema=store_schema)
+    expected = pq.read_table(io.BytesIO(raw))
+    got = pc.read_table(io.BytesIO(raw)).to_arrow()
+    assert got.schema.equals(expected.schema, check_metadata=True)
+    assert got.schema.field("a").metadata == {b"PARQUET:field_id": b"1"}
+    assert pc.ParquetFile(io.BytesIO(raw)).schema_arrow.equals(pq.ParquetFile(io.BytesIO(raw)).schema_arrow,
+                                                                check_metadata=True)
