@@ -419,13 +419,16 @@ def _from_arrow(pa: Any, array: Any, field: ArrowField) -> Array:
     return _nested_from_arrow(pa, array, field)
 
 
-def from_arrow(array: Any, name: str = "", nullable: bool = True) -> tuple[Array, ArrowField]:
+def from_arrow(array: Any, name: str = "", nullable: bool = True, *, field: Any = None) -> tuple[Array, ArrowField]:
     """A ``pyarrow.Array`` (or ``ChunkedArray``) as the package's physical
-    arrays, ready to encode, plus the :class:`ArrowField` describing them."""
+    arrays, ready to encode, plus the :class:`ArrowField` describing them.
+    ``field``: the table schema's ``pyarrow.Field`` for the array, whose
+    names and field ids (PARQUET:field_id metadata, at any depth) are written,
+    in place of ``name``, ``nullable`` and the array's own type."""
     pa = _pa()
     if not isinstance(array, (pa.Array, pa.ChunkedArray)):
         raise SchemaError(f"expected a pyarrow Array, got {type(array).__name__}")
-    field = field_from_arrow(pa.field(name, array.type, nullable=nullable))
+    field = field_from_arrow(field if field is not None else pa.field(name, array.type, nullable=nullable))
     return _from_arrow(pa, array, field), field
 
 

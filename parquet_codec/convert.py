@@ -278,7 +278,7 @@ def from_arrow(table: Any, schema: Schema | None = None) -> Table:
     arrays, subtrees, dictionaries = {}, [], {}
     for i, arrow_field in enumerate(table.schema):
         column = table.column(i)
-        array, field = convert(column, arrow_field.name, arrow_field.nullable)
+        array, field = convert(column, field=arrow_field)
         arrays[arrow_field.name] = array
         subtrees.append(_arrow_elements(field))
         if pa.types.is_dictionary(arrow_field.type):

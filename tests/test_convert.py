@@ -117,3 +117,31 @@ def test_pandas_index_is_kept_as_pyarrow_keeps_it(index, tmp_path) -> None:
     pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "ours.parquet"), expected)
     pd.testing.assert_frame_equal(pc.read_table(tmp_path / "ours.parquet").to_pandas(), expected)
     assert Table.from_pandas(frame, preserve_index=False).column_names == list(frame.columns)
+
+
+def test_field_ids_in_arrow_metadata_are_written_at_every_depth():
+    """PARQUET:field_id metadata becomes the Parquet field_id, on top-level and
+    nested fields, as pyarrow writes it (Iceberg resolves columns by it); the
+    table schema's field types count, not the arrays' own (field names)."""
+    import io
+
+    import pyarrow.parquet as pq
+
+    import parquet_codec as pc
+
+    def ided(name, typ, i, nullable=True):
+        return pa.field(name, typ, nullable=nullable, metadata={"PARQUET:field_id": str(i)})
+
+    schema = pa.schema([
+        ided("a", pa.int32(), 7), ided("l", pa.list_(ided("element", pa.int64(), 9)), 8),
+        ided("m", pa.map_(ided("key", pa.string(), 11, nullable=False), ided("value", pa.int32(), 12)), 10),
+        ided("s", pa.struct([ided("x", pa.int8(), 14)]), 13),
+    ])  # fmt: skip
+    table = pa.table([pa.array([1]), pa.array([[2]]), pa.array([[("k", 1)]], schema.field("m").type),
+                      pa.array([{"x": 1}], schema.field("s").type)], schema=schema)
+    ours, theirs = io.BytesIO(), io.BytesIO()
+    pc.write_table(table, ours, store_schema=False)
+    pq.write_table(table, theirs, store_schema=False)
+    assert pq.ParquetFile(ours).schema.equals(pq.ParquetFile(theirs).schema)
+    assert [node.field_id for node in pc.ParquetFile(ours.getvalue()).schema.nodes[1:]] == [
+        7, 8, None, 9, 10, None, 11, 12, 13, 14]
