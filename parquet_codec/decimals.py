@@ -14,7 +14,7 @@ gives ``Decimal('1.00')``, never ``Decimal('1')``), as pyarrow's
 
 from __future__ import annotations
 
-from decimal import Context, Decimal, DecimalException, Inexact, InvalidOperation, Rounded
+from decimal import Context, Decimal, Inexact, InvalidOperation, Rounded
 
 import numpy as np
 
@@ -217,8 +217,8 @@ def to_unscaled(value: object, precision: int, scale: int, index: int) -> int:
     elif not value.is_finite():
         raise SchemaError(f"value {index} ({value!r}) is not a finite decimal")
     else:
-        unscaled = _shift(value, scale)
-        if unscaled is None:
+        unscaled, exact = floor_unscaled(value, scale, precision)
+        if not exact and abs(unscaled) < 10**precision:
             raise SchemaError(f"value {index} ({value!r}) has more than {scale} fractional digits")
     if abs(unscaled) >= 10**precision:
         raise SchemaError(f"value {index} ({value!r}) does not fit DECIMAL({precision}, {scale})")
@@ -230,21 +230,26 @@ def _signed_bytes(value: int) -> int:
     return (value if value >= 0 else ~value).bit_length() // 8 + 1
 
 
-def _shift(value: Decimal, scale: int) -> int | None:
-    """``value * 10**scale`` as an int, or None when that is not integral."""
-    try:
-        shifted = value.scaleb(scale, _EXACT)
-        if shifted == shifted.to_integral_value(context=_EXACT):
-            return int(shifted)
-    except DecimalException:  # more than 100 digits: do it digit by digit
-        sign, digits, exponent = value.as_tuple()
-        magnitude = int("".join(map(str, digits)) or "0")
-        shift = exponent + scale
-        if shift >= 0:
-            return (-1 if sign else 1) * magnitude * 10**shift
-        magnitude, rest = divmod(magnitude, 10**-shift)
-        return None if rest else (-1 if sign else 1) * magnitude
-    return None
+def floor_unscaled(value: Decimal, scale: int, digits: int) -> tuple[int, bool]:
+    """``floor(value * 10**scale)`` as an int, and whether it is exact (no
+    digit dropped), from the value's digits: no decimal context rounds it to
+    28 or any number of digits. A result of more than ``digits`` digits comes
+    back as one just past them (``10**digits``, or ``-10**digits - 1``),
+    inexact, without building it: no DECIMAL of that precision holds it."""
+    sign, coefficient, exponent = value.as_tuple()
+    magnitude = int("".join(map(str, coefficient)) or "0")
+    shift = exponent + scale
+    if magnitude and len(coefficient) + shift > digits:
+        return (-(10**digits) - 1 if sign else 10**digits), False
+    if shift >= 0:
+        whole, rest = magnitude * 10**shift, 0
+    elif -shift > len(coefficient):  # (a tiny fraction: 10**-shift is never built)
+        whole, rest = 0, magnitude
+    else:
+        whole, rest = divmod(magnitude, 10**-shift)
+    if sign:
+        return -whole - (1 if rest else 0), not rest
+    return whole, not rest
 
 
 def ints_to_big_endian(unscaled: list[int], type_length: int) -> np.ndarray:

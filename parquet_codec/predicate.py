@@ -26,7 +26,7 @@ import datetime as _dt
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
 import numpy as np
 
@@ -46,6 +46,7 @@ from parquet_codec.column_index import (
     has_order,
     value_key,
 )  # fmt: skip
+from parquet_codec.decimals import floor_unscaled
 from parquet_codec.errors import ParquetError, SchemaError
 from parquet_codec.format.ttypes import BoundaryOrder, ColumnIndex, ColumnMetaData, OffsetIndex, Type
 from parquet_codec.offset_index import RowRanges, rows_of_pages
@@ -249,14 +250,13 @@ def _decimal_key(value: object, info: LogicalInfo) -> tuple[int, bool]:
     """Unscaled integer key, floored: Decimal('1.005') on scale 2 is 100, inexact."""
     if isinstance(value, bool) or not isinstance(value, (int, float, Decimal)):
         raise SchemaError(f"{value!r} is not a Decimal, int or float")
-    try:
-        exact = Decimal(value).scaleb(info.scale)
-    except InvalidOperation:
-        raise SchemaError(f"{value!r} is not a number") from None
-    if not exact.is_finite():
+    number = Decimal(value)
+    if not number.is_finite():
         raise SchemaError(f"{value!r} is not finite")
-    key = math.floor(exact)
-    return key, key == exact
+    # Exactly, whatever its digits (a context would round it to 28). Stored
+    # values may pass the declared precision (pandas writes such), not their
+    # storage: any key beyond what that holds compares alike.
+    return floor_unscaled(number, info.scale, max(info.precision, 3 * (info.type_length or 32)))
 
 
 # ---------------------------------------------------------------- (a) statistics

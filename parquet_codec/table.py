@@ -83,7 +83,10 @@ class Column:
 
     def to_pylist(self) -> list:
         if foreign_extension(self.origin) and _has_pyarrow():  # its scalars convert as the extension says
-            return self.to_arrow().to_pylist()
+            try:
+                return self.to_arrow().to_pylist()
+            except (ValueError, UnicodeDecodeError):  # (pyarrow's errors on bad values): the path below names them
+                pass
         try:
             return array_to_pylist(self.field, self.array, self.origin, self.options.int96_unit)
         except ParquetError as exc:

@@ -302,3 +302,39 @@ def test_property_filtered_read_equals_python_filter(rows, filters, group, page)
     full = pc.read_table(data).to_pylist()
     expected = [r for r in full if any(all(_py_match(r[c], op, v) for c, op, v in clause) for clause in filters)]
     assert _normalize(pc.read_table(data, filters=filters).to_pylist()) == _normalize(expected)
+
+
+def test_decimals_of_more_digits_than_a_decimal_context_holds():
+    """A filter value of 38 digits is compared exactly (a default context would
+    round it to 28), also against a value stored past the declared precision
+    (pandas wrote such a file: pyarrow reads and matches it)."""
+    values = [Decimal("922337203685477580700.92230685477500000"), Decimal("-1.00000000000000000"), None,
+              Decimal("922337203685477580700.92230685477500001")]
+    table = pa.table({"d": pa.array(values, pa.decimal128(38, 17))})
+    buf = io.BytesIO()
+    pq.write_table(table, buf)
+    data = buf.getvalue()
+    for op in ("==", "!=", "<", "<=", ">", ">="):
+        flt = [("d", op, values[0])]
+        assert pc.read_table(data, filters=flt).to_pylist() == pq.read_table(io.BytesIO(data), filters=flt).to_pylist()
+    assert pc.read_table(data, filters=[("d", "==", values[0])]).num_rows == 1
+    # The same values declared DECIMAL(36, 17): the first has 38 digits.
+    declared = _with_precision(data, 36)
+    flt = [("d", "==", values[0])]
+    assert pc.read_table(declared, filters=flt).num_rows == pq.read_table(io.BytesIO(declared), filters=flt).num_rows == 1
+
+
+def _with_precision(data: bytes, precision: int) -> bytes:
+    """A file's bytes with its one leaf's declared decimal precision changed (footer rewritten)."""
+    import struct
+
+    from parquet_codec.format.ttypes import FileMetaData
+    from parquet_codec.thrift_io import deserialize, serialize
+
+    start = len(data) - 8 - struct.unpack("<I", data[-8:-4])[0]
+    meta = deserialize(FileMetaData, data, start, end=len(data) - 8)[0]
+    leaf = meta.schema[1]
+    leaf.precision = leaf.logicalType.DECIMAL.precision = precision
+    meta.key_value_metadata = None  # (the stored Arrow schema would say 38)
+    body = serialize(meta)
+    return data[:start] + body + struct.pack("<I", len(body)) + b"PAR1"
