@@ -499,7 +499,12 @@ def read_bloom_filter(source: ByteSource, offset: int, length: int | None = None
     if decryptor is not None:
         return _read_encrypted(source, offset, length, info, decryptor)
     if length is not None:
-        return Sbbf.from_bytes(source.read(offset, length), info=info, base_offset=offset)
+        buf = source.read(offset, length)
+        header, used = _parse_header(buf, offset)
+        if used + header.numBytes != length:  # one of the two sizes is wrong: so may the bits be
+            raise CorruptFileError(f"bloom filter header and bitset of {used} + {header.numBytes} bytes, where the "
+                                   f"column metadata declares {length}", file_offset=offset)
+        return Sbbf.from_bitset(memoryview(buf)[used:], info=info)
     header, used = _read_header(source, offset)
     start = offset + used
     if header.numBytes > size - start:

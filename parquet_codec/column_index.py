@@ -145,9 +145,13 @@ class PageBounds:
         null_pages = np.array(index.null_pages, dtype=bool)
         lo, lo_ok = bound_keys(index.min_values, info, null_pages)
         hi, hi_ok = bound_keys(index.max_values, info, null_pages)
+        with np.errstate(invalid="ignore"):
+            inverted = np.asarray(lo > hi, dtype=bool)  # a minimum above its maximum: corrupt, not used
         counts = None if index.null_counts is None else np.array(index.null_counts, dtype=np.int64)
+        if counts is not None and (counts < 0).any():  # not a count: unknown, as if absent
+            counts = None
         nans = None if index.nan_counts is None else np.array(index.nan_counts, dtype=np.int64)
-        return cls(null_pages, counts, nans, lo, hi, lo_ok & hi_ok, info)
+        return cls(null_pages, counts, nans, lo, hi, lo_ok & hi_ok & ~inverted, info)
 
     def __len__(self) -> int:
         return len(self.null_pages)
@@ -190,6 +194,8 @@ class PageBounds:
             return keep_all
         op = op if exact else _NON_STRICT.get(op, op)
         lo, hi = self.min, self.max
+        if lo.dtype == object:  # compare as Python objects: numpy would make bytes an 'S' array, dropping trailing NULs
+            key = _object_scalar(key)
         with np.errstate(invalid="ignore"):
             if op == EQ:
                 return np.asarray((lo <= key) & (hi >= key), dtype=bool)
@@ -219,6 +225,13 @@ class PageBounds:
         for v in values:
             result &= self.might_match(NE, v)
         return result
+
+
+def _object_scalar(value: object) -> np.ndarray:
+    """``value`` as a 0-d object array, compared element by element as itself."""
+    out = np.empty((), dtype=object)
+    out[()] = value
+    return out
 
 
 # ---------------------------------------------------------------- boundary order

@@ -359,6 +359,10 @@ def page_index_rows(predicate: Predicate, ref: ColumnRef, column_index: ColumnIn
         return RowRanges.all(num_rows)
     if len(column_index.null_pages) != len(offset_index.page_locations):
         return RowRanges.all(num_rows)
+    if ref.leaf.max_definition_level == 0 and any(column_index.null_pages):
+        # A required column has no null page: this index contradicts its column
+        # (parquet-mr 1.13 snapshots wrote such), so none of it is trusted.
+        return RowRanges.all(num_rows)
     try:
         mask = bounds_match(PageBounds.from_column_index(column_index, ref.info), predicate)
     except _CONVERSION_ERRORS:

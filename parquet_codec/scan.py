@@ -24,7 +24,7 @@ import numpy as np
 
 from parquet_codec.arrays import Array
 from parquet_codec.column import chunk_range, read_column_chunk, read_column_pages
-from parquet_codec.errors import ParquetError, UnsupportedError
+from parquet_codec.errors import CorruptFileError, MetadataError, ParquetError, UnsupportedError
 from parquet_codec.format.ttypes import OffsetIndex
 from parquet_codec.levels import LeafData, assemble, keep_dictionary, num_rows
 from parquet_codec.offset_index import RowRanges, pages_for_rows, rows_of_pages
@@ -188,9 +188,12 @@ class Scanner:
         return RowGroupPlan(index, n, None, rows, [self._column_plan(index, leaf, rows, n) for leaf in self.leaves])
 
     def _bloom(self, index: int, column: str) -> Any:
+        """The chunk's bloom filter, or None when it has none or it cannot be
+        used: one from a newer format, or a malformed one (an optional index:
+        the rows are read instead, as DuckDB does; ``bloom_filter`` reports it)."""
         try:
             return self.pf.bloom_filter(index, column)
-        except UnsupportedError:  # a filter algorithm, hash or compression from a newer format
+        except (UnsupportedError, CorruptFileError, MetadataError):
             return None
 
     def _offset_index(self, index: int, leaf: SchemaNode) -> OffsetIndex | None:

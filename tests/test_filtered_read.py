@@ -325,7 +325,16 @@ def test_decimals_of_more_digits_than_a_decimal_context_holds():
 
 
 def _with_precision(data: bytes, precision: int) -> bytes:
-    """A file's bytes with its one leaf's declared decimal precision changed (footer rewritten)."""
+    """A file's bytes with its one leaf's declared decimal precision changed."""
+    def edit(meta):
+        leaf = meta.schema[1]
+        leaf.precision = leaf.logicalType.DECIMAL.precision = precision
+        meta.key_value_metadata = None  # (the stored Arrow schema would say 38)
+    return _patched(data, edit)
+
+
+def _patched(data: bytes, edit) -> bytes:
+    """A file's bytes with its footer changed by ``edit(FileMetaData)`` (the footer is rewritten)."""
     import struct
 
     from parquet_codec.format.ttypes import FileMetaData
@@ -333,8 +342,63 @@ def _with_precision(data: bytes, precision: int) -> bytes:
 
     start = len(data) - 8 - struct.unpack("<I", data[-8:-4])[0]
     meta = deserialize(FileMetaData, data, start, end=len(data) - 8)[0]
-    leaf = meta.schema[1]
-    leaf.precision = leaf.logicalType.DECIMAL.precision = precision
-    meta.key_value_metadata = None  # (the stored Arrow schema would say 38)
+    edit(meta)
     body = serialize(meta)
     return data[:start] + body + struct.pack("<I", len(body)) + b"PAR1"
+
+
+def test_byte_bounds_ending_in_nul_compare_as_bytes():
+    """b"\x00" is a value of its own: numpy would read it as an empty 'S' string."""
+    table = pa.table({"b": pa.array([b"\x00", b"\x01", b"a\x00", b"a"]), "s": pa.array(["\x00", "b", "a\x00", "a"])})
+    buf = io.BytesIO()
+    pq.write_table(table, buf, data_page_size=1, write_page_index=True)
+    data = buf.getvalue()
+    for flt in ([("b", "==", b"\x00")], [("b", "==", b"a\x00")], [("b", "<", b"\x01")], [("s", "==", "\x00")],
+                [("s", "==", "a\x00")], [("s", ">", "a")]):
+        assert pc.read_table(data, filters=flt).to_pylist() == pq.read_table(io.BytesIO(data), filters=flt).to_pylist()
+        assert pc.read_table(data, filters=flt).num_rows >= 1, flt
+
+
+def test_inverted_statistics_are_not_used():
+    """A minimum above the maximum (DuckDB's out_of_range_stats.parquet: a UINT_8
+    column whose min_value is -1 as INT32) says nothing: the rows are read."""
+    table = pa.table({"u": pa.array([255, 3], pa.uint8())})
+    buf = io.BytesIO()
+    pq.write_table(table, buf)
+
+    def edit(meta):
+        meta.row_groups[0].columns[0].meta_data.statistics.min_value = b"\xff\xff\xff\xff"
+    data = _patched(buf.getvalue(), edit)
+    assert pc.read_table(data, filters=[("u", "==", 255)]).to_pylist() == [{"u": 255}]
+    assert pc.read_table(data, filters=[("u", "<", 4)]).to_pylist() == [{"u": 3}]
+
+
+def test_a_bloom_filter_that_disagrees_with_its_length_is_not_used():
+    """DuckDB's bloom_filter_short_numbytes.parquet: the header's bitset size and the
+    column metadata's length differ. The filter is not trusted to rule out a row
+    group (the read finds the rows); asked for, it is reported as corrupt."""
+    from parquet_codec.errors import CorruptFileError
+
+    table = pa.table({"r": pa.array(np.arange(1000) % 10)})
+    buf = io.BytesIO()
+    pq.write_table(table, buf, bloom_filter_options={"r": {"ndv": 10, "fpp": 0.01}})
+
+    def edit(meta):
+        meta.row_groups[0].columns[0].meta_data.bloom_filter_length += 16
+    data = _patched(buf.getvalue(), edit)
+    assert pc.read_table(buf.getvalue(), filters=[("r", "==", 3)]).num_rows == 100
+    assert pc.read_table(data, filters=[("r", "==", 3)]).num_rows == 100
+    with pytest.raises(CorruptFileError, match="column metadata declares"):
+        pc.ParquetFile(data).bloom_filter(0, "r")
+
+
+@requires_corpus()
+def test_a_column_index_with_null_pages_for_a_required_column_is_not_used():
+    """parquet-mr 1.13 snapshots wrote null_pages true (and null counts -1) for
+    the pages of required columns: trusting it ruled every row out."""
+    path = CORPUS_DATA / "datapage_v1-snappy-compressed-checksum.parquet"
+    index = pc.ParquetFile(path).column_index(0, 0)
+    assert all(index.null_pages)
+    expected = pq.read_table(path, filters=[("a", "!=", 0)]).num_rows
+    assert expected > 0
+    assert pc.read_table(path, filters=[("a", "!=", 0)]).num_rows == expected
