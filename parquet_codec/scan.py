@@ -16,7 +16,7 @@ and every projected column cut to the matching rows before assembly.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -187,19 +187,16 @@ class Scanner:
             return RowGroupPlan(index, n, PAGE_INDEX, rows, [])
         return RowGroupPlan(index, n, None, rows, [self._column_plan(index, leaf, rows, n) for leaf in self.leaves])
 
+    # The bloom filter and page index only narrow what is read: one that is malformed
+    # (or from a newer format) is not used and the rows are read instead, as DuckDB
+    # and pyarrow do; bloom_filter, column_index and offset_index report it when asked.
     def _bloom(self, index: int, column: str) -> Any:
-        """The chunk's bloom filter, or None when it has none or it cannot be
-        used: one from a newer format, or a malformed one (an optional index:
-        the rows are read instead, as DuckDB does; ``bloom_filter`` reports it)."""
-        try:
-            return self.pf.bloom_filter(index, column)
-        except (UnsupportedError, CorruptFileError, MetadataError):
-            return None
+        return _optional_index(lambda: self.pf.bloom_filter(index, column))
 
     def _offset_index(self, index: int, leaf: SchemaNode) -> OffsetIndex | None:
         key = (index, leaf.column_index)
         if key not in self._offsets:
-            self._offsets[key] = self.pf.offset_index(index, leaf.column_index)
+            self._offsets[key] = _optional_index(lambda: self.pf.offset_index(index, leaf.column_index))
         return self._offsets[key]
 
     def _page_rows(self, index: int, p: Predicate, n: int) -> RowRanges:
@@ -207,7 +204,8 @@ class Scanner:
         offsets = self._offset_index(index, ref.leaf)
         if offsets is None:
             return RowRanges.all(n)
-        return page_index_rows(p, ref, self.pf.column_index(index, ref.leaf.column_index), offsets, n)
+        column_index = _optional_index(lambda: self.pf.column_index(index, ref.leaf.column_index))
+        return page_index_rows(p, ref, column_index, offsets, n)
 
     def _chunk_size(self, index: int, leaf: SchemaNode) -> int:
         meta = self.pf._column_meta(index, leaf)
@@ -287,6 +285,14 @@ class Scanner:
             exc.add_context(file=pf._source.name, row_group=index, column=leaf.dotted_path)
             raise
         return data, np.arange(plan.num_rows, dtype=np.int64)
+
+
+def _optional_index(read: Callable[[], Any]) -> Any:
+    """What ``read`` returns, or None when the index it reads is malformed or unsupported."""
+    try:
+        return read()
+    except (UnsupportedError, CorruptFileError, MetadataError):
+        return None
 
 
 def _row_ids(ranges: RowRanges) -> np.ndarray:

@@ -402,3 +402,33 @@ def test_a_column_index_with_null_pages_for_a_required_column_is_not_used():
     expected = pq.read_table(path, filters=[("a", "!=", 0)]).num_rows
     assert expected > 0
     assert pc.read_table(path, filters=[("a", "!=", 0)]).num_rows == expected
+
+
+def test_an_offset_index_pointing_outside_the_file_is_not_used():
+    """Impala's alltypes_invalid_pages.parquet: a page location of offset -1. A
+    filtered read reads the whole chunk instead (pyarrow ignores the index);
+    offset_index reports it when asked."""
+    import struct
+
+    from parquet_codec.errors import MetadataError
+    from parquet_codec.format.ttypes import FileMetaData, OffsetIndex
+    from parquet_codec.thrift_io import deserialize, serialize
+
+    table = pa.table({"k": pa.array(np.arange(1000))})
+    buf = io.BytesIO()
+    pq.write_table(table, buf, use_dictionary=False, max_rows_per_page=100, write_page_index=True)
+    data = buf.getvalue()
+    start = len(data) - 8 - struct.unpack("<I", data[-8:-4])[0]
+    meta = deserialize(FileMetaData, data, start, end=len(data) - 8)[0]
+    chunk = meta.row_groups[0].columns[0]
+    index = deserialize(OffsetIndex, data, chunk.offset_index_offset,
+                        end=chunk.offset_index_offset + chunk.offset_index_length)[0]
+    assert len(index.page_locations) > 2
+    index.page_locations[1].offset = -1
+    moved = serialize(index)
+    chunk.offset_index_offset, chunk.offset_index_length = start, len(moved)
+    body = serialize(meta)
+    broken = data[:start] + moved + body + struct.pack("<I", len(body)) + b"PAR1"
+    assert pc.read_table(broken, filters=[("k", ">=", 990)]).to_pylist() == [{"k": k} for k in range(990, 1000)]
+    with pytest.raises(MetadataError, match="lies outside the file"):
+        pc.ParquetFile(broken).offset_index(0, 0)
