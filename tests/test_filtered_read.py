@@ -18,6 +18,7 @@ import parquet_codec as pc
 from parquet_codec.errors import SchemaError
 from parquet_codec.io import BufferSource
 from tests.conftest import CORPUS_DATA, requires_corpus
+from tests.support.footer import footer_start, read_footer, rewrite_footer
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
@@ -330,21 +331,7 @@ def _with_precision(data: bytes, precision: int) -> bytes:
         leaf = meta.schema[1]
         leaf.precision = leaf.logicalType.DECIMAL.precision = precision
         meta.key_value_metadata = None  # (the stored Arrow schema would say 38)
-    return _patched(data, edit)
-
-
-def _patched(data: bytes, edit) -> bytes:
-    """A file's bytes with its footer changed by ``edit(FileMetaData)`` (the footer is rewritten)."""
-    import struct
-
-    from parquet_codec.format.ttypes import FileMetaData
-    from parquet_codec.thrift_io import deserialize, serialize
-
-    start = len(data) - 8 - struct.unpack("<I", data[-8:-4])[0]
-    meta = deserialize(FileMetaData, data, start, end=len(data) - 8)[0]
-    edit(meta)
-    body = serialize(meta)
-    return data[:start] + body + struct.pack("<I", len(body)) + b"PAR1"
+    return rewrite_footer(data, edit)
 
 
 def test_byte_bounds_ending_in_nul_compare_as_bytes():
@@ -368,7 +355,7 @@ def test_inverted_statistics_are_not_used():
 
     def edit(meta):
         meta.row_groups[0].columns[0].meta_data.statistics.min_value = b"\xff\xff\xff\xff"
-    data = _patched(buf.getvalue(), edit)
+    data = rewrite_footer(buf.getvalue(), edit)
     assert pc.read_table(data, filters=[("u", "==", 255)]).to_pylist() == [{"u": 255}]
     assert pc.read_table(data, filters=[("u", "<", 4)]).to_pylist() == [{"u": 3}]
 
@@ -385,7 +372,7 @@ def test_a_bloom_filter_that_disagrees_with_its_length_is_not_used():
 
     def edit(meta):
         meta.row_groups[0].columns[0].meta_data.bloom_filter_length += 16
-    data = _patched(buf.getvalue(), edit)
+    data = rewrite_footer(buf.getvalue(), edit)
     assert pc.read_table(buf.getvalue(), filters=[("r", "==", 3)]).num_rows == 100
     assert pc.read_table(data, filters=[("r", "==", 3)]).num_rows == 100
     with pytest.raises(CorruptFileError, match="column metadata declares"):
@@ -408,27 +395,25 @@ def test_an_offset_index_pointing_outside_the_file_is_not_used():
     """Impala's alltypes_invalid_pages.parquet: a page location of offset -1. A
     filtered read reads the whole chunk instead (pyarrow ignores the index);
     offset_index reports it when asked."""
-    import struct
-
     from parquet_codec.errors import MetadataError
-    from parquet_codec.format.ttypes import FileMetaData, OffsetIndex
+    from parquet_codec.format.ttypes import OffsetIndex
     from parquet_codec.thrift_io import deserialize, serialize
 
     table = pa.table({"k": pa.array(np.arange(1000))})
     buf = io.BytesIO()
     pq.write_table(table, buf, use_dictionary=False, max_rows_per_page=100, write_page_index=True)
     data = buf.getvalue()
-    start = len(data) - 8 - struct.unpack("<I", data[-8:-4])[0]
-    meta = deserialize(FileMetaData, data, start, end=len(data) - 8)[0]
-    chunk = meta.row_groups[0].columns[0]
+    chunk = read_footer(data).row_groups[0].columns[0]
     index = deserialize(OffsetIndex, data, chunk.offset_index_offset,
                         end=chunk.offset_index_offset + chunk.offset_index_length)[0]
     assert len(index.page_locations) > 2
     index.page_locations[1].offset = -1
     moved = serialize(index)
-    chunk.offset_index_offset, chunk.offset_index_length = start, len(moved)
-    body = serialize(meta)
-    broken = data[:start] + moved + body + struct.pack("<I", len(body)) + b"PAR1"
+
+    def edit(meta):
+        meta.row_groups[0].columns[0].offset_index_offset = footer_start(data)
+        meta.row_groups[0].columns[0].offset_index_length = len(moved)
+    broken = rewrite_footer(data, edit, insert=moved)
     assert pc.read_table(broken, filters=[("k", ">=", 990)]).to_pylist() == [{"k": k} for k in range(990, 1000)]
     with pytest.raises(MetadataError, match="lies outside the file"):
         pc.ParquetFile(broken).offset_index(0, 0)

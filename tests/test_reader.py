@@ -11,6 +11,7 @@ import parquet_codec.reader as reader
 from parquet_codec.errors import ChecksumError, ParquetError, SchemaError, UnsupportedError
 from tests.conftest import CORPUS_BAD, CORPUS_DATA, corpus_files
 from tests.support.compare import first_difference, same
+from tests.support.footer import rewrite_footer
 
 pq = pytest.importorskip("pyarrow.parquet")
 pa = pytest.importorskip("pyarrow")
@@ -494,25 +495,18 @@ def test_summary_file_names_the_file_holding_the_data(tmp_path):
 def _with_schema(elements_of) -> bytes:
     """A pyarrow-written file of one optional int64 column "id", its footer's
     schema replaced by ``elements_of(schema)`` (the column chunks stay)."""
-    import struct
-
     pa = pytest.importorskip("pyarrow")
     pq = pytest.importorskip("pyarrow.parquet")
-    from parquet_codec.format.ttypes import FileMetaData
-    from parquet_codec.thrift_io import deserialize, serialize
-
     buf = io.BytesIO()
     pq.write_table(pa.table({"id": pa.array([1, None, 3], pa.int64())}), buf, store_schema=False,
                    write_statistics=False, write_page_index=False)
-    data = buf.getvalue()
-    start = len(data) - 8 - struct.unpack("<I", data[-8:-4])[0]
-    meta = deserialize(FileMetaData, data, start, end=len(data) - 8)[0]
-    meta.schema = elements_of(meta.schema)
-    for group in meta.row_groups:
-        for chunk in group.columns:
-            chunk.meta_data.size_statistics = None  # its level histograms follow the old schema
-    body = serialize(meta)
-    return data[:start] + body + struct.pack("<I", len(body)) + b"PAR1"
+
+    def edit(meta):
+        meta.schema = elements_of(meta.schema)
+        for group in meta.row_groups:
+            for chunk in group.columns:
+                chunk.meta_data.size_statistics = None  # its level histograms follow the old schema
+    return rewrite_footer(buf.getvalue(), edit)
 
 
 def _empty_group(name: str, repetition: int, **extra):
