@@ -34,7 +34,8 @@ from parquet_codec.arrays import (
     take,
     take_range,
 )
-from parquet_codec.errors import CorruptFileError, DecodingError, SchemaError
+from parquet_codec.errors import CorruptFileError, DecodingError, ResourceLimitError, SchemaError
+from parquet_codec.limits import reserve_items
 from parquet_codec.nested import LIST, MAP, PRIMITIVE, STRUCT, Field
 from parquet_codec.schema import SchemaNode
 
@@ -303,7 +304,14 @@ def assemble(field: Field, leaves: Mapping[tuple[str, ...], LeafData], out: np.n
     if not field.leaf_nodes():
         if num_rows is None:
             raise SchemaError(f"field {field.name!r} has no leaf column to read it from")
-        return _nulls(field, num_rows)
+        if not 0 <= num_rows < 2**31:  # no bytes back the count here: keep to one Arrow array's
+            raise CorruptFileError(f"field {field.name!r} has no column, and {num_rows} rows are declared for it")
+        # Only the declared row count sizes these arrays: a validity byte and an offset per row.
+        reserve_items(num_rows, 9, f"{num_rows} nulls of field {field.name!r}")
+        try:
+            return _nulls(field, num_rows)
+        except MemoryError:
+            raise ResourceLimitError(f"{num_rows} nulls of field {field.name!r} do not fit in memory") from None
     try:
         if out is not None and field.kind == PRIMITIVE:
             return _Assembler(leaves).build_into(field, out)

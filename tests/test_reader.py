@@ -591,3 +591,21 @@ def test_list_of_legacy_maps_reads_as_pyarrow():
     got = reader.read_table(buf.getvalue())
     assert got.to_pylist() == expected.to_pylist() == rows
     assert got.to_arrow().equals(expected)
+
+
+def test_fields_without_a_leaf_take_no_unbacked_row_count():
+    """Nothing in the file backs the rows of a field of empty groups only: a
+    count no Arrow array holds is refused before anything is allocated."""
+    from parquet_codec.errors import CorruptFileError
+    from parquet_codec.format.ttypes import SchemaElement
+
+    data = _with_schema(lambda s: [SchemaElement(name="schema", num_children=1), _empty_group("g", 1)])
+
+    def rows(n):
+        def edit(meta):
+            meta.row_groups[0].columns, meta.row_groups[0].num_rows, meta.num_rows = [], n, n
+        return rewrite_footer(data, edit)
+
+    assert reader.read_table(rows(5)).to_pylist() == [{"g": None}] * 5
+    with pytest.raises(CorruptFileError, match="'g' has no column, and 1125899906842624 rows are declared"):
+        reader.read_table(rows(2**50))
