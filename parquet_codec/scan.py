@@ -10,6 +10,11 @@ Pages of different columns cover different rows, so each column is cut to
 exactly the selected rows; the filter is then evaluated on the decoded values
 and every projected column cut to the matching rows before assembly.
 
+Pruning only ever narrows what is read, so what it trusts must be sound:
+bounds with the minimum above the maximum, a ColumnIndex that contradicts its
+column, and a bloom filter or page index that cannot be read are not used
+(the rows are read and filtered exactly instead).
+
 :meth:`Scanner.plan` is also what ``ParquetFile.plan`` reports
 (:class:`ReadPlan`), so the plan printed is the plan executed.
 """
