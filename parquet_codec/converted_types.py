@@ -39,9 +39,19 @@ _INT_CONVERTED = {
 }
 
 
+def union_member(union: object) -> tuple[str, object] | None:
+    """The (name, value) of the first member set in a Thrift union, if any."""
+    if union is None:
+        return None
+    for spec in type(union).thrift_spec:
+        if spec is not None and getattr(union, spec[2], None) is not None:
+            return spec[2], getattr(union, spec[2])
+    return None
+
+
 def is_known_logical_type(lt: LogicalType | None) -> bool:
     """True when one union member is set (a type from the future sets none we know)."""
-    return lt is not None and any(getattr(lt, spec[2]) is not None for spec in LogicalType.thrift_spec if spec)
+    return union_member(lt) is not None
 
 
 def logical_from_converted(ct: int | None, precision: int | None = None, scale: int | None = None) -> LogicalType | None:
@@ -109,4 +119,5 @@ def converted_from_logical(lt: LogicalType | None) -> int | None:
     return None
 
 
-__all__ = ["converted_from_logical", "is_known_logical_type", "logical_from_converted", "resolved_logical_type"]
+__all__ = ["converted_from_logical", "is_known_logical_type", "logical_from_converted", "resolved_logical_type",
+           "union_member"]

@@ -19,7 +19,7 @@ import copy
 from collections.abc import Iterable, Sequence
 from functools import cached_property
 
-from parquet_codec.converted_types import converted_from_logical, resolved_logical_type
+from parquet_codec.converted_types import converted_from_logical, resolved_logical_type, union_member
 from parquet_codec.errors import SchemaError
 from parquet_codec.format.ttypes import (
     BsonType,
@@ -184,11 +184,9 @@ def _check_group_annotation(index: int, element: SchemaElement) -> None:
     if converted is not None and converted not in _GROUP_CONVERTED:
         name = ConvertedType._VALUES_TO_NAMES.get(converted, str(converted))
         raise _fail(index, element, f"a group cannot be annotated with converted type {name}")
-    logical = element.logicalType
-    member = next((spec[2] for spec in LogicalType.thrift_spec
-                   if spec is not None and getattr(logical, spec[2], None) is not None), None) if logical else None
-    if member is not None and member not in _GROUP_LOGICAL:
-        raise _fail(index, element, f"a group cannot be annotated with logical type {member}")
+    member = union_member(element.logicalType)
+    if member is not None and member[0] not in _GROUP_LOGICAL:
+        raise _fail(index, element, f"a group cannot be annotated with logical type {member[0]}")
 
 
 class Schema:
@@ -402,10 +400,8 @@ def annotation_text(node: SchemaNode) -> str | None:
     if lt.GEOGRAPHY is not None and (lt.GEOGRAPHY.crs is not None or lt.GEOGRAPHY.algorithm is not None):
         algorithm = EdgeInterpolationAlgorithm._VALUES_TO_NAMES.get(lt.GEOGRAPHY.algorithm, "SPHERICAL")
         return f"GEOGRAPHY({lt.GEOGRAPHY.crs or 'OGC:CRS84'},{algorithm})"
-    for spec in LogicalType.thrift_spec:
-        if spec and getattr(lt, spec[2]) is not None:
-            return spec[2]
-    return None
+    member = union_member(lt)
+    return None if member is None else member[0]
 
 
 def _node_line(node: SchemaNode) -> str:

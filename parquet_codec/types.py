@@ -42,7 +42,7 @@ import numpy as np
 
 from parquet_codec import decimals, temporal
 from parquet_codec.arrays import Array, BinaryArray, PrimitiveArray
-from parquet_codec.converted_types import converted_from_logical, logical_from_converted
+from parquet_codec.converted_types import converted_from_logical, logical_from_converted, union_member
 from parquet_codec.errors import DecodingError, SchemaError, UnsupportedError
 from parquet_codec.format import ttypes
 
@@ -102,18 +102,8 @@ def _physical_info(element: ttypes.SchemaElement) -> LogicalInfo:
     return simple[physical]
 
 
-def _union_member(union: object) -> tuple[str, object] | None:
-    """The (name, value) of the first member set in a Thrift union, if any."""
-    if union is None:
-        return None
-    for spec in type(union).thrift_spec:
-        if spec is not None and getattr(union, spec[2], None) is not None:
-            return spec[2], getattr(union, spec[2])
-    return None
-
-
 def _unit(time_unit: object, column: str) -> str:
-    member = _union_member(time_unit)
+    member = union_member(time_unit)
     if member is None:
         raise UnsupportedError("TIME/TIMESTAMP annotation with an unknown unit", column=column)
     return {"MILLIS": "ms", "MICROS": "us", "NANOS": "ns"}[member[0]]
@@ -212,7 +202,7 @@ def _from_converted_type(element: ttypes.SchemaElement, base: LogicalInfo) -> Lo
     elif converted == _CT.DECIMAL:
         resolved = _decimal(base, element.scale, element.precision, column, limited=False)
     else:
-        member = _union_member(logical_from_converted(converted))
+        member = union_member(logical_from_converted(converted))
         resolved = None if member is None else _from_logical_type(*member, base, column)
     if resolved is not None:
         return resolved
@@ -236,7 +226,7 @@ def logical_info(element: ttypes.SchemaElement) -> LogicalInfo:
     if element.type is None:
         raise SchemaError("a group has no logical value type", column=element.name)
     base = _physical_info(element)
-    member = _union_member(element.logicalType)
+    member = union_member(element.logicalType)
     if member is not None:
         resolved = _from_logical_type(*member, base, element.name)
     elif element.converted_type is not None:
