@@ -144,7 +144,9 @@ class ArrowChild(NamedTuple):
     field_id: int | None = None
 
 
-def _field(pa: Any, child: ArrowChild, role: str, nullable: bool | None = None) -> Any:
+def arrow_field(pa: Any, child: ArrowChild, role: str, nullable: bool | None = None) -> Any:
+    """The ``pyarrow.Field`` of a converted array, named ``child.name`` or its
+    role, carrying its Parquet field id as PARQUET:field_id metadata, as pyarrow."""
     metadata = None if child.field_id is None else {b"PARQUET:field_id": str(child.field_id).encode()}
     keep = child.nullable if nullable is None else nullable
     keep = keep or pa.types.is_null(child.array.type)  # Arrow's null type is nullable by definition
@@ -169,7 +171,7 @@ def nested_to_arrow(array: ListArray | StructArray | MapArray, convert: Callable
     validity, nulls = _validity_buffer(pa, array)
     if isinstance(array, StructArray):
         kids = [(name, convert(child, name)) for name, child in array.children.items()]
-        arrow_type = pa.struct([_field(pa, kid, name) for name, kid in kids])
+        arrow_type = pa.struct([arrow_field(pa, kid, name) for name, kid in kids])
         children = [kid.array for _, kid in kids]
         return pa.Array.from_buffers(arrow_type, n, [validity], null_count=nulls, children=children)
     offsets, large = _list_offsets(pa, array.offsets)
@@ -177,13 +179,13 @@ def nested_to_arrow(array: ListArray | StructArray | MapArray, convert: Callable
         if large:
             raise UnsupportedError("a map column with more than 2**31 entries has no Arrow map type")
         key, item = convert(array.keys, "key"), convert(array.items, "value")
-        key_field, item_field = _field(pa, key, "key", nullable=False), _field(pa, item, "value")
+        key_field, item_field = arrow_field(pa, key, "key", nullable=False), arrow_field(pa, item, "value")
         entries = pa.StructArray.from_arrays([key.array, item.array], fields=[key_field, item_field])
         arrow_type = pa.map_(key_field, item_field)
         return pa.Array.from_buffers(arrow_type, n, [validity, offsets], null_count=nulls, children=[entries])
     role = "key" if isinstance(array, MapArray) else "element"
     kid = convert(array.keys if isinstance(array, MapArray) else array.values, role)
-    arrow_type = (pa.large_list if large else pa.list_)(_field(pa, kid, role))
+    arrow_type = (pa.large_list if large else pa.list_)(arrow_field(pa, kid, role))
     return pa.Array.from_buffers(arrow_type, n, [validity, offsets], null_count=nulls, children=[kid.array])
 
 
@@ -435,6 +437,7 @@ def from_arrow(array: Any, name: str = "", nullable: bool = True, *, field: Any 
 __all__ = [
     "ArrowChild",
     "ArrowField",
+    "arrow_field",
     "to_arrow_type",
     "leaf_to_arrow",
     "nested_to_arrow",

@@ -48,14 +48,6 @@ def _info(field: Field) -> LogicalInfo:
     return info
 
 
-def _has_pyarrow() -> bool:
-    try:
-        import pyarrow  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 class Column:
     """One top-level column: its field (shape and types), its data, and the
     Arrow field it was written from when the file stored one (arrow_origin.py)."""
@@ -82,10 +74,10 @@ class Column:
         return self.array.null_count
 
     def to_pylist(self) -> list:
-        if foreign_extension(self.origin) and _has_pyarrow():  # its scalars convert as the extension says
+        if foreign_extension(self.origin):  # its scalars convert as the extension says, through pyarrow
             try:
                 return self.to_arrow().to_pylist()
-            except (ValueError, UnicodeDecodeError):  # (pyarrow's errors on bad values): the path below names them
+            except (UnsupportedError, ValueError):  # no pyarrow, or values it cannot convert: the path below
                 pass
         try:
             return array_to_pylist(self.field, self.array, self.origin, self.options.int96_unit)
@@ -268,16 +260,16 @@ class Table:
         Arrow schema applied), with the table's metadata as schema metadata."""
         import pyarrow as pa
 
+        from parquet_codec.arrow_adapter import ArrowChild, arrow_field
+
         stored = [c for c in self._columns if c.origin is not None]
         origins = dict(zip([c.name for c in stored], pyarrow_fields([c.origin for c in stored]), strict=True))
         fields, arrays = [], []
         for column in self._columns:
             origin = origins.get(column.name)
             array = column._to_arrow(origin)
-            nullable = column.field.nullable or pa.types.is_null(array.type)  # (null type: nullable by definition)
-            field_id = column.field.node.field_id  # as pyarrow, in the field's metadata (children carry theirs)
-            field = pa.field(column.name, array.type, nullable=nullable,
-                             metadata=None if field_id is None else {b"PARQUET:field_id": str(field_id).encode()})
+            field = arrow_field(pa, ArrowChild(array, column.field.nullable, column.name, column.field.node.field_id),
+                                column.name)
             fields.append(field if origin is None else with_stored_metadata(field, origin))
             arrays.append(array)
         metadata = {key_value_bytes(k): key_value_bytes(v) for k, v in self.metadata.items()} or None
