@@ -14,14 +14,12 @@ gives ``Decimal('1.00')``, never ``Decimal('1')``), as pyarrow's
 
 from __future__ import annotations
 
-from decimal import Context, Decimal, Inexact, InvalidOperation, Rounded
+from decimal import Context, Decimal
 
 import numpy as np
 
 from parquet_codec.errors import CorruptFileError, SchemaError
 
-# Exact arithmetic or an exception: never a silent rounding.
-_EXACT = Context(prec=100, traps=[Inexact, Rounded, InvalidOperation])
 MAX_DECIMAL128_PRECISION = 38
 MAX_DECIMAL256_PRECISION = 76
 
