@@ -12,15 +12,10 @@ from parquet_codec.errors import CorruptFileError, MetadataError, ParquetError, 
 from parquet_codec.format.ttypes import FileMetaData
 from parquet_codec.io import open_source
 from parquet_codec.metadata import FileMetadata, read_footer
-from tests.conftest import CORPUS_DATA, corpus_files
+from tests.conftest import corpus_files
+from tests.support.footer import read_footer as full_footer  # the whole footer decoded at once
 
 
-def full_decode(data: bytes) -> FileMetaData:
-    length = struct.unpack("<i", data[-8:-4])[0]
-    return thrift_io.deserialize(FileMetaData, data, len(data) - 8 - length, end=len(data) - 8)[0]
-
-
-@pytest.mark.skipif(not CORPUS_DATA.is_dir(), reason="corpus not present")
 def test_lazy_footer_equals_full_decode_on_corpus():
     checked = 0
     for path in corpus_files():
@@ -28,7 +23,7 @@ def test_lazy_footer_equals_full_decode_on_corpus():
         if data[-4:] != b"PAR1":
             continue
         meta = read_footer(open_source(data))
-        assert meta.to_thrift() == full_decode(data), path.name
+        assert meta.to_thrift() == full_footer(data), path.name
         checked += 1
     assert checked > 50
 
@@ -42,7 +37,7 @@ def test_wide_footer_row_groups_are_located(tmp_path):
     meta = read_footer(open_source(str(path)))
     assert meta.num_row_groups == 4
     assert [meta.row_group(i).num_rows for i in range(4)] == [3, 3, 3, 1]
-    assert meta.to_thrift() == full_decode(path.read_bytes())
+    assert meta.to_thrift() == full_footer(path.read_bytes())
     with pytest.raises(IndexError):
         meta.row_group(4)
 

@@ -19,7 +19,6 @@ from parquet_codec import schema as S
 from parquet_codec.errors import SchemaError
 from parquet_codec.format.ttypes import (
     ConvertedType,
-    FileMetaData,
     IntType,
     ListType,
     LogicalType,
@@ -33,14 +32,9 @@ from parquet_codec.format.ttypes import (
     VariantType,
 )
 from parquet_codec.nested import Field
-from parquet_codec.thrift_io import deserialize
+from tests.support.footer import read_footer
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "parquet-testing"
-
-
-def footer(data: bytes) -> FileMetaData:
-    n = struct.unpack("<I", data[-8:-4])[0]
-    return deserialize(FileMetaData, data, len(data) - 8 - n, end=len(data) - 8)[0]
 
 
 def corpus_files() -> list[Path]:
@@ -90,7 +84,7 @@ BOTH_REJECT = {
 @pytest.mark.parametrize("path", corpus_files(), ids=lambda p: str(p.relative_to(CORPUS)))
 def test_corpus_schema_matches_pyarrow(path: Path):
     rel = str(path.relative_to(CORPUS))
-    meta = footer(path.read_bytes())
+    meta = read_footer(path.read_bytes())
     if rel in BOTH_REJECT:
         with pytest.raises(SchemaError, match=BOTH_REJECT[rel]):
             S.Schema.from_elements(meta.schema)
@@ -134,7 +128,7 @@ def corpus_schema(name: str) -> S.Schema:
     path = CORPUS / "data" / name
     if not path.is_file():
         pytest.skip(f"{name} not present")
-    return S.Schema.from_elements(footer(path.read_bytes()).schema)
+    return S.Schema.from_elements(read_footer(path.read_bytes()).schema)
 
 
 def test_old_list_structure_rule_3():
@@ -233,7 +227,7 @@ def arrow_schema_of(elements: list[SchemaElement]) -> pa.Schema:
 
     buf = io.BytesIO()
     pq.write_table(pa.table({"a": pa.array([], pa.int32())}), buf)
-    meta = footer(buf.getvalue())
+    meta = read_footer(buf.getvalue())
     meta.schema, meta.column_orders, meta.row_groups, meta.num_rows = elements, None, [], 0
     body = serialize(meta)
     return pq.read_schema(io.BytesIO(b"PAR1" + body + struct.pack("<I", len(body)) + b"PAR1"))
@@ -456,7 +450,7 @@ def test_text_matches_parquet_java():
     schema = t.schema.set(0, t.schema.field(0).with_metadata({b"PARQUET:field_id": b"7"}))
     buf = io.BytesIO()
     pq.write_table(t.cast(schema), buf, store_schema=False)
-    assert str(S.Schema.from_elements(footer(buf.getvalue()).schema)) == JAVA_TYPES_TEXT
+    assert str(S.Schema.from_elements(read_footer(buf.getvalue()).schema)) == JAVA_TYPES_TEXT
 
 
 # Printed by parquet-java for corpus files (legacy converted types, MAP_KEY_VALUE, GEOMETRY).
@@ -564,7 +558,7 @@ def test_builders_write_what_pyarrow_writes():
     table = table.cast(table.schema.set(0, pa.field("id", pa.int64(), nullable=False)))
     buf = io.BytesIO()
     pq.write_table(table, buf, store_schema=False)
-    theirs = S.Schema.from_elements(footer(buf.getvalue()).schema)
+    theirs = S.Schema.from_elements(read_footer(buf.getvalue()).schema)
     assert str(ours) == str(theirs)
     assert ours.to_elements() == theirs.to_elements()
     assert S.Schema.from_elements(ours.to_elements()) == ours

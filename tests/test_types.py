@@ -27,7 +27,6 @@ from parquet_codec import decimals, temporal
 from parquet_codec.arrays import Array, BinaryArray, PrimitiveArray
 from parquet_codec.errors import CorruptFileError, DecodingError, SchemaError, UnsupportedError
 from parquet_codec.format import ttypes as T
-from parquet_codec.thrift_io import deserialize, serialize
 from parquet_codec.types import (
     LogicalInfo,
     element_fields,
@@ -38,6 +37,7 @@ from parquet_codec.types import (
     to_pylist,
 )
 from tests.conftest import CORPUS_DATA
+from tests.support.footer import read_footer, rewrite_footer
 
 CT = T.ConvertedType
 LT = T.LogicalType
@@ -70,12 +70,6 @@ def dec(scale: int, precision: int) -> T.LogicalType:
     return LT(DECIMAL=T.DecimalType(scale, precision))
 
 
-def split_footer(buf: bytes) -> tuple[T.FileMetaData, int]:
-    length = struct.unpack("<I", buf[-8:-4])[0]
-    start = len(buf) - 8 - length
-    return deserialize(T.FileMetaData, buf, start, end=len(buf) - 8)[0], start
-
-
 def arrow_type(kind: str, width: int | None = None):
     pa = pytest.importorskip("pyarrow")
     return {
@@ -95,23 +89,22 @@ def craft(values: list, kind: str, width: int | None = None, *, physical: int | 
     pq.write_table(
         table, sink, store_schema=False, use_dictionary=False, write_statistics=False, compression="none"
     )
-    buf = sink.getvalue()
-    meta, start = split_footer(buf)
-    element = meta.schema[1]
-    element.logicalType = annotation.get("logicalType")
-    element.converted_type = annotation.get("converted_type")
-    element.scale = annotation.get("scale")
-    element.precision = annotation.get("precision")
-    if physical is not None:
-        element.type, element.type_length = physical, None
-        for group in meta.row_groups:
-            group.columns[0].meta_data.type = physical
-    footer = serialize(meta)
-    return buf[:start] + footer + struct.pack("<I", len(footer)) + b"PAR1"
+
+    def edit(meta: T.FileMetaData) -> None:
+        element = meta.schema[1]
+        element.logicalType = annotation.get("logicalType")
+        element.converted_type = annotation.get("converted_type")
+        element.scale = annotation.get("scale")
+        element.precision = annotation.get("precision")
+        if physical is not None:
+            element.type, element.type_length = physical, None
+            for group in meta.row_groups:
+                group.columns[0].meta_data.type = physical
+    return rewrite_footer(sink.getvalue(), edit)
 
 
 def leaf_element(buf: bytes) -> T.SchemaElement:
-    return split_footer(buf)[0].schema[1]
+    return read_footer(buf).schema[1]
 
 
 def pyarrow_read(buf: bytes, **options):
@@ -369,7 +362,7 @@ def test_empty_union_falls_back_to_converted_type():
 
 @pytest.mark.skipif(not (CORPUS_DATA / "unknown-logical-type.parquet").is_file(), reason="corpus not present")
 def test_corpus_unknown_logical_type_reads_as_physical():
-    elements = split_footer((CORPUS_DATA / "unknown-logical-type.parquet").read_bytes())[0].schema
+    elements = read_footer((CORPUS_DATA / "unknown-logical-type.parquet").read_bytes()).schema
     assert [logical_info(e).kind for e in elements[1:]] == ["string", "binary"]
 
 
