@@ -39,6 +39,7 @@ from parquet_codec.arrow_schema import (
     ArrowSchema,
     SchemaMessage,
     encode_schema,
+    extension_name,
     message_from_metadata,
 )
 from parquet_codec.errors import MetadataError
@@ -127,7 +128,7 @@ def foreign_extension(origin: ArrowField | None) -> bool:
     Python values pyarrow makes (bool8's booleans, say) from its storage's."""
     if origin is None:
         return False
-    name = dict(origin.metadata).get("ARROW:extension:name")
+    name = extension_name(origin)
     if name is not None and name not in _NATIVE_EXTENSIONS:
         return True
     return any(foreign_extension(child) for child in origin.children)

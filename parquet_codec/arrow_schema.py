@@ -391,9 +391,14 @@ _INTERVALS = {"year_month": "month_interval", "day_time": "day_time_interval",
 _EXTENSION_NAME = "ARROW:extension:name"
 
 
+def extension_name(field: ArrowField) -> str | None:
+    """The name of the extension type a field's metadata gives it, if any."""
+    return dict(field.metadata).get(_EXTENSION_NAME)
+
+
 def type_text(field: ArrowField) -> str:
     """A field's type as pyarrow prints it (``timestamp[us, tz=UTC]``, ``list<item: int64>``)."""
-    extension = dict(field.metadata).get(_EXTENSION_NAME)
+    extension = extension_name(field)
     if extension is not None:
         return f"extension<{extension}>"
     text = _plain_type_text(field.type, field.children)
