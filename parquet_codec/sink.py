@@ -3,7 +3,9 @@
 A path is written to a temporary file beside it and renamed into place on
 commit (after an fsync), so a reader never sees a half-written file and a
 failed write leaves the old file untouched; the new file gets the mode a
-plain ``open`` would give it. With a filesystem (pyarrow's ``FileSystem`` or
+plain ``open`` would give it. A symbolic link is followed (the file it
+names is replaced, as writing through it would); a path that is not a
+regular file (a FIFO, a device) is written directly. With a filesystem (pyarrow's ``FileSystem`` or
 an fsspec-style one) the same is done through its calls: write a temporary
 path, then move it into place. A caller's file object is written as given.
 """
@@ -13,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import os
 import posixpath
+import stat
 import tempfile
 import uuid
 from collections.abc import Callable
@@ -49,8 +52,12 @@ class Sink:
 
     def __init__(self, where: str | os.PathLike | BinaryIO) -> None:
         self.position = 0
+        self.owned = False  # a handle opened here, closed on commit
         if isinstance(where, (str, os.PathLike)):
-            self.target: str | None = os.path.abspath(os.fspath(where))
+            self.target: str | None = os.path.realpath(os.fspath(where))
+            if _special(self.target):  # nothing to publish atomically: write it as it is
+                self.temp, self.handle, self.owned = None, open(self.target, "wb"), True  # noqa: SIM115 (closed on commit or abort)
+                return
             folder, name = os.path.split(self.target)
             fd, self.temp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
             # mkstemp creates the file private (0600); the published file gets the
@@ -71,6 +78,8 @@ class Sink:
         if self.temp is None:
             if hasattr(self.handle, "flush"):
                 self.handle.flush()
+            if self.owned:
+                self.handle.close()
             if before_publish is not None:
                 before_publish()
             return
@@ -86,6 +95,8 @@ class Sink:
     def abort(self) -> None:
         """Drop the temporary file; the target is left as it was."""
         if self.temp is None:
+            if self.owned:
+                self.handle.close()
             return
         try:
             self.handle.close()
@@ -96,6 +107,15 @@ class Sink:
     def _remove(self, path: str) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(path)
+
+
+def _special(path: str) -> bool:
+    """Whether ``path`` exists and is not a regular file (or a folder, which open refuses)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
 def _fsync_folder(folder: str) -> None:
@@ -116,7 +136,7 @@ class FilesystemSink(Sink):
     """A path written through a filesystem: a temporary path moved into place on commit."""
 
     def __init__(self, where: str, filesystem: Any) -> None:
-        self.position = 0
+        self.position, self.owned = 0, False
         self.filesystem = Filesystem(filesystem)
         self.target = os.fspath(where)
         folder, name = posixpath.split(self.target)

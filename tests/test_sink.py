@@ -33,6 +33,40 @@ def test_an_aborted_path_keeps_the_old_file(tmp_path) -> None:
     assert path.read_bytes() == b"old" and not _leftovers(tmp_path)
 
 
+def test_a_symbolic_link_is_followed(tmp_path) -> None:
+    (tmp_path / "real").mkdir()
+    target = tmp_path / "real" / "data.parquet"
+    target.write_bytes(b"old")
+    link = tmp_path / "link.parquet"
+    link.symlink_to("real/data.parquet")
+    sink = open_sink(link)
+    sink.write(b"new")
+    sink.commit()
+    assert link.is_symlink() and target.read_bytes() == b"new"
+    assert not _leftovers(tmp_path) and not _leftovers(tmp_path / "real")
+
+
+def test_a_dangling_link_creates_its_target(tmp_path) -> None:
+    link = tmp_path / "link.parquet"
+    link.symlink_to("made.parquet")
+    pc.write_table({"a": [1, 2]}, link)
+    assert link.is_symlink() and pc.read_table(tmp_path / "made.parquet").to_pydict() == {"a": [1, 2]}
+
+
+def test_a_fifo_is_written_directly(tmp_path) -> None:
+    import threading
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    pc.write_table({"a": [1, 2]}, fifo)
+    reader.join(10)
+    assert received and not fifo.is_file() and pc.read_table(received[0]).to_pydict() == {"a": [1, 2]}
+    assert not _leftovers(tmp_path)
+
+
 class FsspecLike:
     """The calls an fsspec filesystem offers: open, mv, rm (on the local disk)."""
 
