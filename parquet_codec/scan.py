@@ -42,6 +42,7 @@ from parquet_codec.predicate import (
     parse_filters,
     statistics_might_match,
     uses_bloom_filter,
+    with_duration_units,
 )
 from parquet_codec.row_filter import rows_match, take_rows
 from parquet_codec.schema import Schema, SchemaNode
@@ -145,7 +146,7 @@ class Scanner:
         filt = parse_filters(filters)
         if filt is None:
             raise ValueError("a filtered read needs filters")
-        self.filter = filt
+        self.filter = filt = with_duration_units(filt, _duration_units(pf._arrow[1], filt.columns))
         self.refs = bind(filt, pf.schema)
         schema = pf.schema
         returned = [schema.leaf(n.path) for f in projection.fields for n in f.leaf_nodes()]
@@ -290,6 +291,19 @@ class Scanner:
             exc.add_context(file=pf._source.name, row_group=index, column=leaf.dotted_path)
             raise
         return data, np.arange(plan.num_rows, dtype=np.int64)
+
+
+def _duration_units(origin: dict[str, Any], columns: list[str]) -> dict[str, str]:
+    """The unit of each filtered column whose stored Arrow type is a duration."""
+    units = {}
+    for column in columns:
+        name, *rest = column.split(".")
+        field = origin.get(name)
+        for child in rest:
+            field = next((c for c in field.children if c.name == child), None) if field is not None else None
+        if field is not None and field.type.id == "duration" and field.type.unit:
+            units[column] = field.type.unit
+    return units
 
 
 def _optional_index(read: Callable[[], Any]) -> Any:

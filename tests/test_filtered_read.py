@@ -417,3 +417,30 @@ def test_an_offset_index_pointing_outside_the_file_is_not_used():
     assert pc.read_table(broken, filters=[("k", ">=", 990)]).to_pylist() == [{"k": k} for k in range(990, 1000)]
     with pytest.raises(MetadataError, match="lies outside the file"):
         pc.ParquetFile(broken).offset_index(0, 0)
+
+
+@pytest.mark.parametrize("unit", ["s", "ms", "us", "ns"])
+def test_duration_columns_take_time_spans(unit):
+    """Parquet stores a duration as a bare INT64; the stored Arrow schema gives
+    its unit, and time spans compare with it as pyarrow compares them (a span
+    between two counts of the unit included)."""
+    import pandas as pd
+
+    values = [1, 5_000_000, None, -3, 2_500_000]
+    table = pa.table({"d": pa.array(values, pa.duration(unit)),
+                      "s": pa.array([{"e": v} for v in values], pa.struct([("e", pa.duration(unit))]))})
+    sink = io.BytesIO()
+    pq.write_table(table, sink)
+    data = sink.getvalue()
+    spans = [dt.timedelta(seconds=1), dt.timedelta(microseconds=1500), np.timedelta64(2500, "ms"),
+             pd.Timedelta(seconds=2) + pd.Timedelta(1, "ns"), dt.timedelta(0)]
+    for span in spans:
+        for op in ("==", "!=", "<", "<=", ">", ">="):
+            expected = pq.read_table(io.BytesIO(data), filters=[("d", op, span)]).column("d").to_pylist()
+            assert pc.read_table(data, filters=[("d", op, span)]).column("d").to_pylist() == expected, (span, op)
+        members = [("d", "in", [span, dt.timedelta(seconds=5)])]
+        if not isinstance(span, np.timedelta64):  # pyarrow cannot build that set
+            expected = pq.read_table(io.BytesIO(data), filters=members).column("d").to_pylist()
+            assert pc.read_table(data, filters=members).column("d").to_pylist() == expected, span
+    nested = pc.read_table(data, filters=[("s.e", ">", dt.timedelta(0))]).column("d").to_pylist()
+    assert nested == [v for v in table.column("d").to_pylist() if v is not None and v > dt.timedelta(0)]
