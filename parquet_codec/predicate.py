@@ -289,7 +289,8 @@ def literal_key(value: object, info: LogicalInfo) -> tuple[object, bool]:
             # As pyarrow: comparing a UTC instant with a wall-clock time is ambiguous.
             raise SchemaError("a timezone-aware datetime compares only with a UTC-adjusted timestamp column "
                               "and a naive one only with a local timestamp column")
-    if info.kind == "float16" and not isinstance(value, (int, float, np.integer, np.floating)):
+    if info.kind in ("int", "float", "float16") and (not isinstance(value, (int, float, Decimal, np.number))
+                                                     or isinstance(value, np.timedelta64)):
         raise SchemaError(f"{value!r} is not a number")
     if info.kind in ("string", "json") and not isinstance(value, str):
         raise SchemaError(f"{value!r} is not a str")

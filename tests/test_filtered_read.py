@@ -444,3 +444,11 @@ def test_duration_columns_take_time_spans(unit):
             assert pc.read_table(data, filters=members).column("d").to_pylist() == expected, span
     nested = pc.read_table(data, filters=[("s.e", ">", dt.timedelta(0))]).column("d").to_pylist()
     assert nested == [v for v in table.column("d").to_pylist() if v is not None and v > dt.timedelta(0)]
+
+
+def test_a_time_span_is_not_a_number():
+    sink = io.BytesIO()
+    pq.write_table(pa.table({"i": [1, 2], "f": [1.0, 2.0]}), sink, store_schema=False)
+    for column in ("i", "f"):
+        with pytest.raises(SchemaError, match="not a number"):
+            pc.read_table(sink.getvalue(), filters=[(column, "<", np.timedelta64(1, "s"))])
