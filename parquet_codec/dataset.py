@@ -5,35 +5,27 @@ A folder written by Spark holds ``part-*`` files, possibly under hive-style
 ``.part-*.crc``, ``_common_metadata``) that readers skip: every name starting
 with ``_`` or ``.``. Partition values come back as typed columns after the
 file columns, inferred the way Spark infers them (integer, long, double,
-date, timestamp, else string; ``__HIVE_DEFAULT_PARTITION__`` is null).
+date, timestamp, else string; ``__HIVE_DEFAULT_PARTITION__`` is null: see
+:mod:`parquet_codec.dataset_partitions`, which also evaluates filters on them).
 """
 
 from __future__ import annotations
 
-import datetime
 import os
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import unquote
 
-import numpy as np
-
-from parquet_codec.arrays import Array, BinaryArray, PrimitiveArray
+from parquet_codec.dataset_partitions import HIVE_NULL, constant, element, file_filter, infer_type, typed
 from parquet_codec.errors import SchemaError, UnsupportedError
 from parquet_codec.filesystems import Filesystem, filesystem_of_uri
-from parquet_codec.format.ttypes import LogicalType, MicroSeconds, SchemaElement, TimestampType, TimeUnit
+from parquet_codec.format.ttypes import SchemaElement
 from parquet_codec.io import Source
-from parquet_codec.predicate import Filter, Predicate, parse_filters
+from parquet_codec.predicate import parse_filters
 from parquet_codec.reader import ParquetFile
 from parquet_codec.reader import read_table as read_file
-from parquet_codec.schema import Schema, primitive
+from parquet_codec.schema import Schema
 from parquet_codec.table import Table
-
-HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
-_INT32 = (-(2**31), 2**31 - 1)
-_DATE = re.compile(r"\d{4}-\d{2}-\d{2}\Z")
-_TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?\Z")
 
 
 @dataclass(frozen=True)
@@ -90,117 +82,6 @@ def _partition(segment: str, root: str) -> tuple[str, str | None]:
     return unquote(key), None if value == HIVE_NULL else value
 
 
-# ---------------------------------------------------------------- partition types
-
-
-def infer_type(values: list[str | None]) -> str:
-    """Spark's partition type inference over every value of one key."""
-    present = [v for v in values if v is not None]
-    for kind, test in (("int", _is_int32), ("long", _is_int), ("double", _is_float),
-                       ("date", _DATE.match), ("timestamp", _TIMESTAMP.match)):
-        if all(test(v) for v in present):
-            return kind
-    return "string"
-
-
-def _is_int(text: str) -> bool:
-    return re.fullmatch(r"[+-]?\d+", text) is not None and -(2**63) <= int(text) < 2**63
-
-
-def _is_int32(text: str) -> bool:
-    return _is_int(text) and _INT32[0] <= int(text) <= _INT32[1]
-
-
-def _is_float(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
-def _typed(text: str | None, kind: str) -> object:
-    if text is None:
-        return None
-    if kind in ("int", "long"):
-        return int(text)
-    if kind == "double":
-        return float(text)
-    if kind == "date":
-        return datetime.date.fromisoformat(text)
-    if kind == "timestamp":  # an instant, read in UTC like a session whose time zone is UTC
-        return datetime.datetime.fromisoformat(text.replace(" ", "T")).replace(tzinfo=datetime.timezone.utc)
-    return text
-
-
-_ELEMENTS = {
-    "int": lambda name: primitive(name, "INT32"),
-    "long": lambda name: primitive(name, "INT64"),
-    "double": lambda name: primitive(name, "DOUBLE"),
-    "date": lambda name: primitive(name, "INT32", logical_type="DATE"),
-    "string": lambda name: primitive(name, "BYTE_ARRAY", logical_type="STRING"),
-}
-
-
-def _element(name: str, kind: str) -> list[SchemaElement]:
-    if kind == "timestamp":
-        unit = TimeUnit(MICROS=MicroSeconds())
-        return primitive(name, "INT64", logical_type=LogicalType(TIMESTAMP=TimestampType(True, unit)))
-    return _ELEMENTS[kind](name)
-
-
-def _constant(value: object, kind: str, rows: int) -> Array:
-    """``rows`` copies of one partition value in the column's physical layout."""
-    validity = None if value is not None else np.zeros(rows, dtype=bool)
-    if kind == "string":
-        raw = np.frombuffer(b"" if value is None else value.encode(), dtype=np.uint8)
-        offsets = np.arange(rows + 1, dtype=np.int64) * len(raw)
-        return BinaryArray.of(offsets, np.tile(raw, rows), validity)
-    physical = {"int": np.int32, "long": np.int64, "double": np.float64, "date": np.int32, "timestamp": np.int64}
-    number = 0 if value is None else _physical_number(value, kind)
-    return PrimitiveArray.of(np.full(rows, number, dtype=physical[kind]), validity)
-
-
-def _physical_number(value: object, kind: str) -> int | float:
-    if kind == "date":
-        return (value - datetime.date(1970, 1, 1)).days
-    if kind == "timestamp":
-        delta = value - datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
-        return (delta.days * 86400 + delta.seconds) * 10**6 + delta.microseconds
-    return value
-
-
-# ---------------------------------------------------------------- filters on partitions
-
-
-def _matches(predicate: Predicate, value: object) -> bool:
-    op, operand = predicate.op, predicate.value
-    if op == "is null":
-        return value is None
-    if op == "is not null":
-        return value is not None
-    if op in ("in", "not in"):
-        return (value in operand) == (op == "in")
-    if value is None:
-        return False
-    return {"==": value == operand, "!=": value != operand, "<": value < operand, "<=": value <= operand,
-            ">": value > operand, ">=": value >= operand}[op]
-
-
-def _file_filter(filt: Filter | None, values: dict[str, object]) -> tuple[bool, Filter | None]:
-    """Decide the partition predicates for one file: (read it?, the filter left for its rows)."""
-    if filt is None:
-        return True, None
-    clauses = []
-    for clause in filt.clauses:
-        if all(_matches(p, values[p.column]) for p in clause if p.column in values):
-            rest = tuple(p for p in clause if p.column not in values)
-            if not rest:
-                return True, None  # this clause holds for every row of the file
-            clauses.append(rest)
-    return (True, Filter(tuple(clauses))) if clauses else (False, None)
-
-
 # ---------------------------------------------------------------- reading
 
 
@@ -220,12 +101,12 @@ def _read_data_files(files: list[DataFile], columns: Sequence[str] | None, filte
     filt = parse_filters(filters)
     tables = []
     for data_file in files:
-        values = {k: _typed(v, kinds[k]) for k, v in data_file.partition}
-        keep, rows_filter = _file_filter(filt, values)
+        keep, rows_filter = file_filter(filt, {k: (kinds[k], v) for k, v in data_file.partition})
         if not keep:
             continue
         table = read_file(data_file.path, file_columns, rows_filter, **options)
-        tables.append(_with_partitions(table, [(k, kinds[k], values[k]) for k in wanted_keys]))
+        values = dict(data_file.partition)
+        tables.append(_with_partitions(table, [(k, kinds[k], typed(values[k], kinds[k])) for k in wanted_keys]))
     if not tables:  # every file pruned: an empty table of the first file's shape
         table = read_file(files[0].path, file_columns, **options).slice(0, 0)
         tables.append(_with_partitions(table, [(k, kinds[k], None) for k in wanted_keys]))
@@ -241,12 +122,12 @@ def _with_partitions(table: Table, partitions: list[tuple[str, str, object]]) ->
         raise SchemaError(f"partition keys {clash} are also columns of the files")
     elements = list(table.schema.to_elements())
     for name, kind, _ in partitions:
-        elements += _element(name, kind)
+        elements += element(name, kind)
     root = elements[0]
     elements[0] = SchemaElement(**{k: getattr(root, k) for k in SchemaElement.__slots__})
     elements[0].num_children = (root.num_children or 0) + len(partitions)
     arrays = {c.name: c.array for c in table.columns}
-    arrays.update({name: _constant(value, kind, table.num_rows) for name, kind, value in partitions})
+    arrays.update({name: constant(value, kind, table.num_rows) for name, kind, value in partitions})
     return Table(Schema.from_elements(elements), arrays, table.num_rows, metadata=table.metadata, origin=table.origin)
 
 
@@ -344,4 +225,5 @@ def _path_partition(path: str) -> tuple[tuple[str, str | None], ...]:
     return tuple(_partition(f, os.path.dirname(path)) for f in folders if "=" in f)
 
 
-__all__ = ["DataFile", "ParquetDataset", "discover", "infer_type", "read_dataset", "read_pandas", "read_table"]
+__all__ = ["HIVE_NULL", "DataFile", "ParquetDataset", "discover", "infer_type", "read_dataset", "read_pandas",
+           "read_table"]

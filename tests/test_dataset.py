@@ -147,3 +147,46 @@ def test_folders_on_other_filesystems_read_as_pyarrow(tmp_path):
             p for p in memory.find("/pc-test-ds") if ".hidden" not in p)
     finally:
         memory.rm("/pc-test-ds", recursive=True)
+
+
+def _partitioned(root, key: str, values: list) -> None:
+    """One file per value under ``root/key=value``, its row's x the value's index."""
+    for i, value in enumerate(values):
+        (root / f"{key}={value}").mkdir(parents=True)
+        pq.write_table(pa.table({"x": [i]}), root / f"{key}={value}" / "f.parquet")
+
+
+def test_partition_filters_compare_values_of_other_types_as_pyarrow(tmp_path):
+    """pyarrow reads date partitions as strings: a string filter on one reads as
+    pyarrow's; a comparison pyarrow refuses (a string partition with a number, a
+    number partition with a string) is a SchemaError naming column, value and types."""
+    dates, words, numbers = tmp_path / "dates", tmp_path / "words", tmp_path / "numbers"
+    _partitioned(dates, "d", ["2020-01-01", "2021-06-30"])
+    _partitioned(words, "k", ["abc", "x1"])
+    _partitioned(numbers, "n", [1, 20])
+
+    def xs(table: object) -> list:
+        return sorted(r["x"] for r in table.to_pylist())
+
+    agreed = [(dates, [("d", "==", "2020-01-01")]), (dates, [("d", "<", "2021-01-01")]),
+              (dates, [("d", ">=", "2021")]), (dates, [("d", "==", "not a date")]),
+              (dates, [("d", "in", ["2021-06-30", "x"])]), (dates, [("d", "!=", "2020-01-01")]),
+              (words, [("k", "==", "abc")]), (words, [("k", ">", "b")]),
+              (numbers, [("n", "in", ["1", "20"])]), (numbers, [("n", "not in", ["1"])]),
+              (numbers, [("n", "==", 1.0)]), (numbers, [("n", "<", 1.5)])]
+    for root, filters in agreed:
+        assert xs(pc.read_table(root, filters=filters)) == xs(pq.read_table(root, filters=filters)), filters
+    assert xs(pc.read_table(dates, filters=[("d", "==", datetime.date(2021, 6, 30))])) == [1]
+    refused = [(dates, ("d", "==", 5), "'d' of type date .* 5 of type int"),
+               (dates, ("d", "<", 2020.5), "'d' of type date .* 2020.5 of type float"),
+               (words, ("k", "==", 1), "'k' of type string .* 1 of type int"),
+               (words, ("k", "in", [1, "abc"]), "'k' of type string .* 1 of type int"),
+               (numbers, ("n", "==", "1"), "'n' of type int32 .* '1' of type str"),
+               (numbers, ("n", "<", "5"), "'n' of type int32 .* '5' of type str"),
+               (numbers, ("n", "in", ["x"]), "'n' of type int32 .* 'x' of type str"),
+               (numbers, ("n", "==", True), "'n' of type int32 .* True of type bool")]
+    for root, predicate, message in refused:
+        with pytest.raises((pa.ArrowNotImplementedError, pa.ArrowTypeError, pa.ArrowInvalid)):
+            pq.read_table(root, filters=[predicate])
+        with pytest.raises(SchemaError, match=message):
+            pc.read_table(root, filters=[predicate])

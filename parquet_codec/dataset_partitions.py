@@ -1,0 +1,212 @@
+"""Partition values: the types inferred for a hive key's values, the typed
+values and the columns holding them, and filters evaluated on them.
+
+pyarrow reads integer partitions as int32 and the rest as strings; here a
+key's values are typed the way Spark infers them (integer, long, double,
+date, timestamp, else string). Filters compare as pyarrow's would where the
+two agree on a type: a date, timestamp or double partition (a string to
+pyarrow) takes a string filter value, converted when it parses as the
+partition's type and otherwise compared with the folder's text, as pyarrow
+compares it; an integer partition takes a string only in ``in`` / ``not in``
+(converted, as pyarrow converts the value set). Any other mix of types
+(a string partition with a number, a number with a date, a bool with
+anything) is a :class:`SchemaError`, where pyarrow also refuses.
+"""
+
+from __future__ import annotations
+
+import datetime
+import numbers
+import operator
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from parquet_codec.arrays import Array, BinaryArray, PrimitiveArray
+from parquet_codec.errors import SchemaError
+from parquet_codec.format.ttypes import LogicalType, MicroSeconds, SchemaElement, TimestampType, TimeUnit
+from parquet_codec.predicate import Filter, Predicate
+from parquet_codec.schema import primitive
+
+HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
+_INT32 = (-(2**31), 2**31 - 1)
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}\Z")
+_TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?\Z")
+_UTC = datetime.timezone.utc
+
+
+def infer_type(values: list[str | None]) -> str:
+    """Spark's partition type inference over every value of one key."""
+    present = [v for v in values if v is not None]
+    for kind, test in (("int", _is_int32), ("long", _is_int), ("double", _is_float),
+                       ("date", _DATE.match), ("timestamp", _TIMESTAMP.match)):
+        if all(test(v) for v in present):
+            return kind
+    return "string"
+
+
+def _is_int(text: str) -> bool:
+    return re.fullmatch(r"[+-]?\d+", text) is not None and -(2**63) <= int(text) < 2**63
+
+
+def _is_int32(text: str) -> bool:
+    return _is_int(text) and _INT32[0] <= int(text) <= _INT32[1]
+
+
+def _is_float(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def typed(text: str | None, kind: str) -> object:
+    """The partition value spelled ``text`` (None: null) as a Python value of type ``kind``."""
+    if text is None:
+        return None
+    if kind in ("int", "long"):
+        return int(text)
+    if kind == "double":
+        return float(text)
+    if kind == "date":
+        return datetime.date.fromisoformat(text)
+    if kind == "timestamp":  # an instant, read in UTC like a session whose time zone is UTC
+        return datetime.datetime.fromisoformat(text.replace(" ", "T")).replace(tzinfo=_UTC)
+    return text
+
+
+_ELEMENTS = {
+    "int": lambda name: primitive(name, "INT32"),
+    "long": lambda name: primitive(name, "INT64"),
+    "double": lambda name: primitive(name, "DOUBLE"),
+    "date": lambda name: primitive(name, "INT32", logical_type="DATE"),
+    "string": lambda name: primitive(name, "BYTE_ARRAY", logical_type="STRING"),
+}
+
+
+def element(name: str, kind: str) -> list[SchemaElement]:
+    """The schema element of a partition column of type ``kind``."""
+    if kind == "timestamp":
+        unit = TimeUnit(MICROS=MicroSeconds())
+        return primitive(name, "INT64", logical_type=LogicalType(TIMESTAMP=TimestampType(True, unit)))
+    return _ELEMENTS[kind](name)
+
+
+def constant(value: object, kind: str, rows: int) -> Array:
+    """``rows`` copies of one partition value in the column's physical layout."""
+    validity = None if value is not None else np.zeros(rows, dtype=bool)
+    if kind == "string":
+        raw = np.frombuffer(b"" if value is None else value.encode(), dtype=np.uint8)
+        offsets = np.arange(rows + 1, dtype=np.int64) * len(raw)
+        return BinaryArray.of(offsets, np.tile(raw, rows), validity)
+    physical = {"int": np.int32, "long": np.int64, "double": np.float64, "date": np.int32, "timestamp": np.int64}
+    number = 0 if value is None else _physical_number(value, kind)
+    return PrimitiveArray.of(np.full(rows, number, dtype=physical[kind]), validity)
+
+
+def _physical_number(value: object, kind: str) -> int | float:
+    if kind == "date":
+        return (value - datetime.date(1970, 1, 1)).days
+    if kind == "timestamp":
+        delta = value - datetime.datetime(1970, 1, 1, tzinfo=_UTC)
+        return (delta.days * 86400 + delta.seconds) * 10**6 + delta.microseconds
+    return value
+
+
+# ---------------------------------------------------------------- filters on partitions
+
+_COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
+            ">": operator.gt, ">=": operator.ge}
+_TYPE_NAMES = {"int": "int32", "long": "int64", "timestamp": "timestamp[us, UTC]"}
+
+
+@dataclass(frozen=True)
+class _Text:
+    """A filter value compared with the partition folder's text, as pyarrow compares it."""
+
+    text: str
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+def _operand(predicate: Predicate, column: str, value: object, kind: str) -> object:
+    """``value`` as one of the partition's type (or :class:`_Text`); raises
+    :class:`SchemaError` when pyarrow would not compare the two either."""
+    listed = predicate.op in ("in", "not in")
+    if kind == "string" and isinstance(value, str):
+        return value
+    if kind in ("int", "long", "double") and _is_number(value):
+        return value
+    if kind in ("int", "long") and listed and isinstance(value, str) and _is_int(value):
+        return int(value)
+    if kind == "date" and isinstance(value, datetime.date) and not isinstance(value, datetime.datetime):
+        return value
+    if kind == "timestamp" and isinstance(value, datetime.datetime):
+        return value if value.utcoffset() is not None else value.replace(tzinfo=_UTC)
+    if kind in ("double", "date", "timestamp") and isinstance(value, str):
+        return _parsed(value, kind)
+    hint = ""
+    if kind in ("int", "long") and isinstance(value, str):
+        hint = " (as in pyarrow, a string compares with an integer partition only in 'in' / 'not in', " \
+               "and only when it is an integer)"
+    raise SchemaError(f"filter {predicate}: partition column {column!r} of type {_TYPE_NAMES.get(kind, kind)} "
+                      f"cannot be compared with {value!r} of type {type(value).__name__}{hint}")
+
+
+def _parsed(text: str, kind: str) -> object:
+    """A string filter value on a partition pyarrow reads as a string: the
+    partition's type when it parses as one, else its text."""
+    try:
+        if kind == "double":
+            return float(text)
+        if kind == "date":
+            return datetime.date.fromisoformat(text)
+        value = datetime.datetime.fromisoformat(text)
+    except ValueError:
+        return _Text(text)
+    return value if value.utcoffset() is not None else value.replace(tzinfo=_UTC)
+
+
+def _holds(op: str, value: object, text: str | None, operand: object) -> bool:
+    """``value op operand`` for one non-null partition value (``text``, its folder's spelling)."""
+    if isinstance(operand, _Text):
+        return _COMPARE[op](text, operand.text)
+    return _COMPARE[op](value, operand)
+
+
+def partition_matches(predicate: Predicate, kind: str, text: str | None) -> bool:
+    """Whether the partition value spelled ``text`` (None: null) of type
+    ``kind`` satisfies ``predicate``; only the requested comparison is made."""
+    op, column, value = predicate.op, predicate.column, typed(text, kind)
+    if op == "is null":
+        return value is None
+    if op == "is not null":
+        return value is not None
+    if op in ("in", "not in"):
+        operands = [None if v is None else _operand(predicate, column, v, kind) for v in predicate.value]
+        found = any(value is None if o is None else value is not None and _holds("==", value, text, o)
+                    for o in operands)
+        return found == (op == "in")
+    if predicate.value is None:
+        raise SchemaError(f"filter {predicate}: None only means 'is null' with == and !=")
+    operand = _operand(predicate, column, predicate.value, kind)
+    return value is not None and _holds(op, value, text, operand)
+
+
+def file_filter(filt: Filter | None, partition: dict[str, tuple[str, str | None]]) -> tuple[bool, Filter | None]:
+    """Decide the partition predicates for one file, whose ``partition`` maps
+    each key to its (type, text): (read it?, the filter left for its rows)."""
+    if filt is None:
+        return True, None
+    clauses = []
+    for clause in filt.clauses:
+        if all(partition_matches(p, *partition[p.column]) for p in clause if p.column in partition):
+            rest = tuple(p for p in clause if p.column not in partition)
+            if not rest:
+                return True, None  # this clause holds for every row of the file
+            clauses.append(rest)
+    return (True, Filter(tuple(clauses))) if clauses else (False, None)
