@@ -140,6 +140,8 @@ class WriterOptions:
     filesystem: Any = None
     #: pyarrow's batch size for its column writers; pages here are cut by size, so it has no use.
     write_batch_size: int | None = None
+    #: pyarrow's ParquetWriter takes it and writes with its "V2" engine whatever it says; no effect here either.
+    writer_engine_version: Any = None
     #: A list the written file's FileMetaData (metadata_views) is appended to on close, as pyarrow's.
     metadata_collector: list | None = field(default=None, compare=False)
     #: pyarrow's content-defined page chunking; not implemented (a true value raises).
