@@ -372,8 +372,12 @@ def _file_encryptor(encryption: Any, schema: Schema) -> FileEncryptor | None:
     if encryption is None:
         return None
     if not isinstance(encryption, FileEncryptionProperties):
-        raise EncryptionError("encryption must be FileEncryptionProperties (given directly or made by "
-                              f"CryptoFactory.encryption_properties), not {type(encryption).__name__}")
+        if (type(encryption).__module__ or "").startswith("pyarrow"):
+            raise EncryptionError(f"pyarrow's {type(encryption).__name__} (pyarrow.parquet.encryption) cannot be "
+                                  "used by this writer: give parquet_codec.crypto.FileEncryptionProperties, "
+                                  "directly or made by parquet_codec.crypto.CryptoFactory.encryption_properties")
+        raise EncryptionError("encryption must be parquet_codec.crypto.FileEncryptionProperties (given directly or "
+                              f"made by CryptoFactory.encryption_properties), not {type(encryption).__name__}")
     encryption.check_columns([leaf.dotted_path for leaf in schema.leaves])
     return FileEncryptor(encryption)
 

@@ -278,6 +278,20 @@ def test_bad_encryption_options_fail_before_writing(tmp_path):
     assert not target.exists()
 
 
+def test_pyarrow_encryption_properties_are_refused_naming_ours(tmp_path):
+    """pyarrow's own FileEncryptionProperties carry no keys Python can read: the
+    error says so and names this package's properties instead."""
+    target = tmp_path / "x.parquet"
+    theirs = pe.CryptoFactory(gcm_kms(MASTER)).file_encryption_properties(
+        pe.KmsConnectionConfig(), pe.EncryptionConfiguration(footer_key="kf", column_keys={"kc1": ["a"]}))
+    with pytest.raises(EncryptionError) as info:
+        pc.write_table(TABLE, target, encryption=theirs)
+    message = str(info.value)
+    assert "pyarrow" in message and "parquet_codec.crypto.FileEncryptionProperties" in message
+    assert "CryptoFactory" in message and "not FileEncryptionProperties" not in message
+    assert not target.exists()
+
+
 def test_external_key_material_written_on_commit(tmp_path):
     target = tmp_path / "data.parquet"
     sidecar = tmp_path / "_KEY_MATERIAL_FOR_data.parquet.json"
