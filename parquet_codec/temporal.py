@@ -267,16 +267,21 @@ def durations_to_py(values: np.ndarray, unit: str, validity: np.ndarray | None =
 
 
 def int96_to_py(values: np.ndarray, validity: np.ndarray | None = None, unit: str | None = None) -> list:
-    """INT96 values as naive ``datetime``, exact to the microsecond over their
-    whole range (a sub-microsecond value raises: datetime cannot hold it).
-    With a ``unit`` ("ns", "us", "ms", "s"), as the int64 timestamps pyarrow's
-    coercion to that unit gives (truncated to it; nanoseconds as for NANOS
-    timestamps)."""
+    """INT96 values as the timestamps they read as in Arrow: nanoseconds (as
+    for NANOS timestamps: ``pandas.Timestamp`` when pandas is installed) when
+    every value fits them, else naive ``datetime``, exact to the microsecond
+    over their whole range (a sub-microsecond value raises: datetime cannot
+    hold it). With a ``unit`` ("ns", "us", "ms", "s"), as the int64 timestamps
+    pyarrow's coercion to that unit gives (truncated to it)."""
     if unit is not None:
         counts = int96_to_int64(values, unit, validity)
         if unit == "s":
             counts, unit = counts * 1000, "ms"
         return timestamps_to_py(counts, unit, False, validity, what="INT96")
+    try:
+        return timestamps_to_py(int96_to_int64(values, "ns", validity), "ns", False, validity, what="INT96")
+    except UnsupportedError:
+        pass  # beyond 64-bit nanoseconds (Spark writes such values), or no pandas for nanoseconds
     micros, sub = int96_micros(values, validity)
     if sub.any():
         i = _first(sub != 0)

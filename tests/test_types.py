@@ -481,12 +481,18 @@ def test_int96_matches_pyarrow_in_range():
     assert all_same(to_pylist(physical_array(in_ns, "fixed", 12), INT96_INFO), theirs)
 
 
-def test_int96_sub_microsecond_needs_arrow():
+def test_int96_sub_microsecond_values_are_nanosecond_timestamps():
+    """As pyarrow's to_pylist of the timestamp[ns] column it reads: pandas
+    Timestamps; beyond 64-bit nanoseconds no Python value holds one."""
+    pd = pytest.importorskip("pandas")
     row = (1001).to_bytes(8, "little") + (2440588).to_bytes(4, "little")
-    physical = physical_array([row], "fixed", 12)
-    assert to_logical(physical, INT96_INFO).values.tolist() == [1001]
+    physical = physical_array([row, None], "fixed", 12)
+    assert to_logical(physical, INT96_INFO).values.tolist()[:1] == [1001]
+    values = to_pylist(physical, INT96_INFO)
+    assert values == [pd.Timestamp(1001, unit="ns"), None] and isinstance(values[0], pd.Timestamp)
+    beyond = physical_array([row, (0).to_bytes(8, "little") + (2440588 + 200_000).to_bytes(4, "little")], "fixed", 12)
     with pytest.raises(UnsupportedError, match="whole microsecond"):
-        to_pylist(physical, INT96_INFO)
+        to_pylist(beyond, INT96_INFO)
 
 
 def test_int96_writer_round_trip():
