@@ -88,6 +88,8 @@ def _page_version(value: Any) -> int:
 class WriterOptions:
     """Every option of :class:`ParquetWriter`, as pyarrow names them."""
 
+    #: A codec name for every column, or {column: codec}; None, and a column the dict
+    #: does not name, are UNCOMPRESSED, as in pyarrow (the default, not given, is snappy).
     compression: Any = "snappy"
     compression_level: Any = None
     use_dictionary: Any = True
@@ -168,7 +170,7 @@ class WriterOptions:
         if encoding is not None:
             check_encoding(encoding, leaf.physical_type, leaf.dotted_path)
         return ColumnOptions(
-            codec=_codec(_per_column(self.compression, leaf, "snappy", "compression")),
+            codec=_codec(_per_column(self.compression, leaf, None, "compression")),
             compression_level=_per_column(self.compression_level, leaf, None, "compression_level"),
             use_dictionary=use_dictionary,
             encoding=encoding,
