@@ -11,6 +11,7 @@ column or a dotted leaf path, and a top-level name covers every leaf under it.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,7 +23,7 @@ from parquet_codec.column_writer import (
     ColumnOptions,
     check_encoding,
 )
-from parquet_codec.compression import codec_from_name
+from parquet_codec.compression import codec_from_name, codec_name
 from parquet_codec.errors import UnsupportedError
 from parquet_codec.format.ttypes import CompressionCodec, Encoding, Type
 from parquet_codec.schema import SchemaNode
@@ -53,6 +54,36 @@ def _codec(name: Any) -> int:
         return codec_from_name(str(name))
     except ValueError as exc:
         raise UnsupportedError(str(exc)) from None
+
+
+#: The levels the codec libraries take, inclusive (zstandard, brotli, lz4's HC levels): pyarrow
+#: takes any int for these codecs and its C libraries clamp it, so a level outside is clamped too.
+_CLAMPED_LEVELS = {CompressionCodec.ZSTD: (-(2**17), 22), CompressionCodec.BROTLI: (0, 11),
+                   CompressionCodec.LZ4: (1, 12), CompressionCodec.LZ4_RAW: (1, 12)}
+_ZLIB_DEFAULT_LEVEL = 6  # what zlib makes of -1 (Z_DEFAULT_COMPRESSION)
+
+
+def _compression_level(level: Any, codec: int, column: str) -> int | None:
+    """A column's compression level as pyarrow takes it: clamped where pyarrow
+    accepts any level (zstd, brotli, lz4); gzip's zlib takes -1..9 only, and
+    codecs without levels (uncompressed, snappy) refuse one."""
+    if level is None:
+        return None
+    try:
+        level = operator.index(level)
+    except TypeError:
+        raise UnsupportedError(f"column {column!r}: compression level must be an integer, not {level!r}") from None
+    if codec in _CLAMPED_LEVELS:
+        low, high = _CLAMPED_LEVELS[codec]
+        return min(max(level, low), high)
+    name = codec_name(codec) if codec in CompressionCodec._VALUES_TO_NAMES else str(codec)
+    if codec == CompressionCodec.GZIP:
+        if level == -1:
+            return _ZLIB_DEFAULT_LEVEL
+        if 0 <= level <= 9:
+            return level
+        raise UnsupportedError(f"column {column!r}: gzip compression level must be in -1..9, not {level}")
+    raise UnsupportedError(f"column {column!r}: codec {name!r} does not support setting a compression level")
 
 
 def _encoding(name: Any) -> int | None:
@@ -169,9 +200,11 @@ class WriterOptions:
                 encoding = Encoding.BYTE_STREAM_SPLIT
         if encoding is not None:
             check_encoding(encoding, leaf.physical_type, leaf.dotted_path)
+        codec = _codec(_per_column(self.compression, leaf, None, "compression"))
         return ColumnOptions(
-            codec=_codec(_per_column(self.compression, leaf, None, "compression")),
-            compression_level=_per_column(self.compression_level, leaf, None, "compression_level"),
+            codec=codec,
+            compression_level=_compression_level(_per_column(self.compression_level, leaf, None, "compression_level"),
+                                                 codec, leaf.dotted_path),
             use_dictionary=use_dictionary,
             encoding=encoding,
             page_version=_page_version(self.data_page_version),

@@ -45,3 +45,37 @@ def test_compression_none_and_unnamed_columns_are_uncompressed(options) -> None:
         if isinstance(options.get("compression"), dict) else options  # pyarrow refuses None in a dict
     pq.write_table(table, theirs, **their_options)
     assert _codecs(_file(table, **options)) == _codecs(theirs.getvalue())
+
+
+LEVELS = {"zstd": [-(2**31), -131073, -5, 0, 1, 22, 23, 2**31 - 1], "brotli": [-100, -1, 0, 11, 12, 100],
+          "gzip": [-2, -1, 0, 9, 10], "lz4": [-100, 0, 1, 12, 17, 1000], "snappy": [1], "none": [3]}
+
+
+@pytest.mark.parametrize(("codec", "level"), [(c, lv) for c, levels in LEVELS.items() for lv in levels])
+def test_compression_levels_accepted_and_refused_as_pyarrow(tmp_path, codec, level) -> None:
+    """A level pyarrow takes is written (clamped to what the codec library takes:
+    zstd -131072..22, brotli 0..11, lz4 1..12; gzip -1 is zlib's default); one it
+    refuses (gzip outside -1..9, any level for snappy or none) raises before a byte is written."""
+    table = pa.table({"a": list(range(100)), "b": ["x", "y"] * 50})
+    try:
+        pq.write_table(table, tmp_path / "theirs.parquet", compression=codec, compression_level=level)
+        refused = False
+    except (OSError, pa.ArrowInvalid):
+        refused = True
+    target = tmp_path / "ours.parquet"
+    if refused:
+        with pytest.raises(pc.UnsupportedError, match="compression level"):
+            pc.write_table(table, target, compression=codec, compression_level=level)
+        assert not target.exists()
+    else:
+        pc.write_table(table, target, compression=codec, compression_level=level)
+        assert pq.read_table(target).equals(table)
+
+
+def test_a_level_for_columns_left_uncompressed_is_refused_as_pyarrow() -> None:
+    table = pa.table({"a": [1], "b": [2]})
+    with pytest.raises(pa.ArrowInvalid):
+        pq.write_table(table, io.BytesIO(), compression={"a": "zstd"}, compression_level=5)
+    with pytest.raises(pc.UnsupportedError, match="'b'.*compression level"):
+        _file(table, compression={"a": "zstd"}, compression_level=5)
+    assert pq.read_table(io.BytesIO(_file(table, compression={"a": "zstd"}, compression_level={"a": 5}))).equals(table)
