@@ -7,6 +7,8 @@ with ``_`` or ``.``. Partition values come back as typed columns after the
 file columns, inferred the way Spark infers them (integer, long, double,
 date, timestamp, else string; ``__HIVE_DEFAULT_PARTITION__`` is null: see
 :mod:`parquet_codec.dataset_partitions`, which also evaluates filters on them).
+Files of different schemas read as one in the first file's schema, as
+pyarrow reads them (:mod:`parquet_codec.dataset_schema`).
 """
 
 from __future__ import annotations
@@ -16,7 +18,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import unquote
 
-from parquet_codec.dataset_partitions import HIVE_NULL, constant, element, file_filter, infer_type, typed
+from parquet_codec.dataset_partitions import (
+    HIVE_NULL,
+    constant,
+    element,
+    file_filter,
+    infer_type,
+    partition_tests,
+    typed,
+)
+from parquet_codec.dataset_schema import first_file, nullable_where_null
+from parquet_codec.dataset_schema import read_file as read_file_as
 from parquet_codec.errors import SchemaError, UnsupportedError
 from parquet_codec.filesystems import Filesystem, filesystem_of_uri
 from parquet_codec.format.ttypes import SchemaElement
@@ -94,23 +106,27 @@ def read_dataset(folder: str, columns: Sequence[str] | None = None, filters: obj
 
 def _read_data_files(files: list[DataFile], columns: Sequence[str] | None, filters: object,
                      **options: object) -> Table:
-    """The files as one Table, each with its partition values as columns (last)."""
+    """The files as one Table in the first file's schema (see
+    :mod:`parquet_codec.dataset_schema`), each with its partition values as
+    columns (last)."""
     kinds = _partition_kinds(files)
     wanted_keys = list(kinds) if columns is None else [c for c in columns if c in kinds]
     file_columns = None if columns is None else [c for c in columns if c not in kinds]
     filt = parse_filters(filters)
+    first = files[0].path
+    template = first_file(first, file_columns, [c for c in (filt.columns if filt else ()) if c not in kinds], options)
     tables = []
     for data_file in files:
-        keep, rows_filter = file_filter(filt, {k: (kinds[k], v) for k, v in data_file.partition})
-        if not keep:
-            continue
-        table = read_file(data_file.path, file_columns, rows_filter, **options)
-        values = dict(data_file.partition)
-        tables.append(_with_partitions(table, [(k, kinds[k], typed(values[k], kinds[k])) for k in wanted_keys]))
+        partition = {k: (kinds[k], v) for k, v in data_file.partition}
+        keep, rows_filter = file_filter(filt, partition_tests(partition))
+        table = read_file_as(data_file.path, template, file_columns, rows_filter, options, first) if keep else None
+        if table is not None:
+            tables.append(table)
+            values = dict(data_file.partition)
+            tables[-1] = _with_partitions(table, [(k, kinds[k], typed(values[k], kinds[k])) for k in wanted_keys])
     if not tables:  # every file pruned: an empty table of the first file's shape
-        table = read_file(files[0].path, file_columns, **options).slice(0, 0)
-        tables.append(_with_partitions(table, [(k, kinds[k], None) for k in wanted_keys]))
-    result = Table.concat(tables)
+        tables.append(_with_partitions(template, [(k, kinds[k], None) for k in wanted_keys]))
+    result = Table.concat(nullable_where_null(tables))
     return result if columns is None else result.select(list(columns))
 
 

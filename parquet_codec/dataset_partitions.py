@@ -16,9 +16,11 @@ anything) is a :class:`SchemaError`, where pyarrow also refuses.
 from __future__ import annotations
 
 import datetime
+import functools
 import numbers
 import operator
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -197,15 +199,28 @@ def partition_matches(predicate: Predicate, kind: str, text: str | None) -> bool
     return value is not None and _holds(op, value, text, operand)
 
 
-def file_filter(filt: Filter | None, partition: dict[str, tuple[str, str | None]]) -> tuple[bool, Filter | None]:
-    """Decide the partition predicates for one file, whose ``partition`` maps
-    each key to its (type, text): (read it?, the filter left for its rows)."""
+def null_matches(predicate: Predicate) -> bool:
+    """Whether a null satisfies ``predicate`` (for a column a file lacks), as in pyarrow."""
+    if predicate.op in ("in", "not in"):
+        return (None in predicate.value) == (predicate.op == "in")
+    return predicate.op == "is null"
+
+
+def partition_tests(partition: dict[str, tuple[str, str | None]]) -> dict[str, Callable[[Predicate], bool]]:
+    """Per key of ``partition`` (key -> (type, text)), the decision of a predicate on it."""
+    return {key: functools.partial(partition_matches, kind=kind, text=text) for key, (kind, text) in partition.items()}
+
+
+def file_filter(filt: Filter | None, known: Mapping[str, Callable[[Predicate], bool]]) -> tuple[bool, Filter | None]:
+    """Decide the predicates on the columns whose value one file fixes (its
+    partition keys, the columns it lacks): ``known`` maps each to a decision.
+    Returns (read the file?, the filter left for its rows)."""
     if filt is None:
         return True, None
     clauses = []
     for clause in filt.clauses:
-        if all(partition_matches(p, *partition[p.column]) for p in clause if p.column in partition):
-            rest = tuple(p for p in clause if p.column not in partition)
+        if all(known[p.column](p) for p in clause if p.column in known):
+            rest = tuple(p for p in clause if p.column not in known)
             if not rest:
                 return True, None  # this clause holds for every row of the file
             clauses.append(rest)

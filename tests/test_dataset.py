@@ -190,3 +190,58 @@ def test_partition_filters_compare_values_of_other_types_as_pyarrow(tmp_path):
             pq.read_table(root, filters=[predicate])
         with pytest.raises(SchemaError, match=message):
             pc.read_table(root, filters=[predicate])
+
+
+def _files(root, tables: dict) -> object:
+    root.mkdir()
+    for name, table in tables.items():
+        pq.write_table(table, root / name)
+    return root
+
+
+def test_files_of_different_schemas_read_in_the_first_files_schema_as_pyarrow(tmp_path):
+    """The first file in path order gives the schema: a column missing from a
+    file is null there, a column only later files have is dropped, a column of
+    another type is cast to the first file's type."""
+    int32 = pa.array([7, None], pa.int32())
+    cases = {
+        "two": {"p1.parquet": pa.table({"a": [2], "c": [1.5]}), "p0.parquet": pa.table({"a": [1], "b": ["x"]}),
+                "p2.parquet": pa.table({"b": ["y", None], "a": int32})},
+        "floats": {"p0.parquet": pa.table({"f": pa.array([1.5], pa.float64())}),
+                   "p1.parquet": pa.table({"f": pa.array([2.5], pa.float32())}),
+                   "p2.parquet": pa.table({"f": pa.array([2**40, None])})},
+        "units": {"p0.parquet": pa.table({"t": pa.array([1], pa.timestamp("us"))}),
+                  "p1.parquet": pa.table({"t": pa.array([2], pa.timestamp("ms"))})},
+    }
+    for name, tables in cases.items():
+        root = _files(tmp_path / name, tables)
+        theirs = pq.read_table(root)
+        assert pc.read_table(root).to_arrow().equals(theirs), name
+    required = pa.schema([pa.field("a", pa.int64(), nullable=False)])
+    root = _files(tmp_path / "required", {"p0.parquet": pa.table({"a": [1]}, schema=required),
+                                          "p1.parquet": pa.table({"b": [2]})})
+    ours = pc.read_table(root)  # pyarrow keeps "not null" over the null; here the column becomes optional
+    assert ours.to_pylist() == pq.read_table(root).to_pylist() == [{"a": 1}, {"a": None}]
+    assert ours.schema.field("a").nullable
+    root = tmp_path / "two"
+    for columns, filters in ((["b", "a"], None), (None, [("b", "==", "y")]), (["a"], [("b", "not in", ["x"])]),
+                             (None, [[("b", "==", "x")], [("a", "==", 7)]]), (["b"], [("a", ">", 1)])):
+        theirs = pq.read_table(root, columns=columns, filters=filters)
+        assert _rows(pc.read_table(root, columns=columns, filters=filters)) == _rows(theirs), (columns, filters)
+    for columns, filters in ((["c"], None), (None, [("c", "==", 1.5)])):  # not in the first file
+        with pytest.raises(pa.ArrowInvalid):
+            pq.read_table(root, columns=columns, filters=filters)
+        with pytest.raises(SchemaError, match="'c'.*first file"):
+            pc.read_table(root, columns=columns, filters=filters)
+
+
+def test_a_column_that_cannot_be_cast_to_the_first_files_type_is_a_schema_error(tmp_path):
+    refused = {"range": (pa.array([1], pa.int32()), pa.array([2**40])),
+               "fraction": (pa.array([1]), pa.array([2.5])),
+               "text": (pa.array([1]), pa.array(["z"]))}
+    for name, (first, later) in refused.items():
+        root = _files(tmp_path / name, {"p0.parquet": pa.table({"a": first}), "p1.parquet": pa.table({"a": later})})
+        with pytest.raises((pa.ArrowInvalid, pa.ArrowNotImplementedError)):
+            pq.read_table(root)
+        with pytest.raises(SchemaError, match=r"'a' of .*p1\.parquet"):
+            pc.read_table(root)

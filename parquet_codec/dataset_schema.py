@@ -1,0 +1,260 @@
+"""Files of different schemas read as one table, in the first file's schema.
+
+As ``pyarrow.parquet.read_table`` reads a folder: the first file in path
+order gives the schema. A column a later file lacks is null in its rows; a
+column only later files have is dropped; a column of another type is cast to
+the first file's type where pyarrow's safe cast would succeed: integers of
+any width and sign, floating point and timestamp units (each value checked,
+as pyarrow checks it: no overflow, no lost fraction or digits), string and
+binary (UTF-8 checked). Any other difference, and a value the cast would
+change, is a :class:`SchemaError` naming the file and the column. A column
+the first file declares required becomes optional when another file leaves
+it null.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from parquet_codec.arrays import Array, BinaryArray, ListArray, MapArray, PrimitiveArray, StructArray
+from parquet_codec.dataset_partitions import file_filter, null_matches
+from parquet_codec.errors import SchemaError
+from parquet_codec.format.ttypes import FieldRepetitionType, SchemaElement
+from parquet_codec.format.ttypes import Type as T
+from parquet_codec.nested import LIST, MAP, PRIMITIVE, STRUCT, Field
+from parquet_codec.predicate import Filter
+from parquet_codec.reader import ParquetFile
+from parquet_codec.schema import Schema
+from parquet_codec.table import Table
+from parquet_codec.types import LogicalInfo, logical_info
+
+_PHYSICAL = {T.BOOLEAN: np.bool_, T.INT32: np.int32, T.INT64: np.int64, T.FLOAT: np.float32, T.DOUBLE: np.float64}
+_UNITS = {"ms": 10**3, "us": 10**6, "ns": 10**9}
+
+
+def head(column: str, names: Sequence[str]) -> str:
+    """The top-level column a selected or filtered ``column`` lies in ("s.a" in "s")."""
+    return column if column in names else column.split(".", 1)[0]
+
+
+def _file_options(options: dict) -> tuple[dict, bool]:
+    """:class:`ParquetFile`'s options, and ``use_pandas_metadata``."""
+    rest = {k: v for k, v in options.items() if k not in ("use_threads", "use_pandas_metadata")}
+    return rest, bool(options.get("use_pandas_metadata", False))
+
+
+def first_file(path: str, columns: Sequence[str] | None, filter_columns: Sequence[str],
+               options: dict) -> Table:
+    """The first file's columns (``columns``, as read_table selects them), no
+    rows: the dataset's schema. Raises :class:`SchemaError` for a selected or
+    filtered column the first file does not have (``filter_columns``: those
+    not among the partition keys), as pyarrow does."""
+    file_options, pandas_index = _file_options(options)
+    with ParquetFile(path, **file_options) as pf:
+        names = [f.name for f in pf.schema.fields]
+        for column in [*(columns or ()), *filter_columns]:
+            if head(column, names) not in names:
+                raise SchemaError(f"column {column!r} is not in the dataset's schema, which is the first file's "
+                                  f"({path}); its columns are {names}")
+        selected = pf._with_index(columns, pandas_index)
+        table = pf.read_row_groups([], selected)
+    return table if selected is None else table.select(list(selected))
+
+
+def read_file(path: str, template: Table, columns: Sequence[str] | None, filt: Filter | None,
+              options: dict, first: str) -> Table | None:
+    """One file's rows in the dataset's schema (``template``, the first
+    file's, at ``first``); None when ``filt`` rules them all out. Predicates
+    on columns the file lacks are decided as on nulls."""
+    file_options, pandas_index = _file_options(options)
+    with ParquetFile(path, **file_options) as pf:
+        names = [f.name for f in pf.schema.fields]
+        if columns is None and names != template.column_names:
+            columns = [n for n in template.column_names if n in names]
+        elif columns is not None:
+            columns = [c for c in columns if head(c, names) in names]
+        absent = {c: null_matches for c in (filt.columns if filt else ()) if head(c, names) not in names}
+        keep, filt = file_filter(filt, absent) if absent else (True, filt)
+        if not keep:
+            return None
+        selected = pf._with_index(columns, pandas_index)
+        table = pf.read(selected, filters=filt)
+    table = table if selected is None else table.select(list(selected))
+    return conform(table, template, path, first)
+
+
+# ---------------------------------------------------------------- conforming
+
+
+def conform(table: Table, template: Table, path: str, first: str) -> Table:
+    """``table`` (read from ``path``) in ``template``'s schema: its columns in
+    the template's order, missing ones null, others cast."""
+    if table.schema == template.schema:
+        return table
+    mine = {c.name: c for c in table.columns}
+    arrays, dictionaries = {}, {}
+    for target in template.columns:
+        column = mine.get(target.name)
+        if column is None:
+            arrays[target.name] = null_array(target.field, table.num_rows)
+        elif _signature(column.field) == _signature(target.field):
+            arrays[target.name] = column.array
+            if column.dictionaries:
+                dictionaries[target.name] = column.dictionaries
+        else:
+            arrays[target.name] = _cast(column.array, column.field, target.field,
+                                        f"column {target.name!r} of {path}", first)
+    return Table(template.schema, arrays, table.num_rows, metadata=template.metadata, origin=template.origin,
+                 read_options=table.read_options, dictionaries=dictionaries)
+
+
+def nullable_where_null(tables: list[Table]) -> list[Table]:
+    """The conformed ``tables`` with each required top-level column another
+    file left null made optional."""
+    schema = tables[0].schema
+    required = {f.name for f in schema.fields if not f.nullable}
+    nulls = {c.name for t in tables for c in t.columns if c.name in required and c.array.null_count}
+    if not nulls:
+        return tables
+    elements = [_optional(e) if i and e.name in nulls and _is_top(schema, e) else e
+                for i, e in enumerate(schema.to_elements())]
+    widened = Schema.from_elements(elements)
+    return [Table(widened, {c.name: c.array for c in t.columns}, t.num_rows, metadata=t.metadata, origin=t.origin,
+                  read_options=t.read_options, dictionaries=t.dictionaries) for t in tables]
+
+
+def _is_top(schema: Schema, element: SchemaElement) -> bool:
+    return any(child.element is element for child in schema.root.children)
+
+
+def _optional(element: SchemaElement) -> SchemaElement:
+    fields = {k: getattr(element, k) for k in SchemaElement.__slots__}
+    fields["repetition_type"] = FieldRepetitionType.OPTIONAL
+    return SchemaElement(**fields)
+
+
+def _signature(field: Field) -> tuple:
+    """What decides a column's values and layout: the same signature, the same arrays."""
+    if field.kind == PRIMITIVE:
+        return PRIMITIVE, logical_info(field.node.element)
+    names = tuple(c.name for c in field.children) if field.kind == STRUCT else ()
+    return field.kind, names, tuple(_signature(c) for c in field.children)
+
+
+def null_array(field: Field, rows: int) -> Array:
+    """``rows`` nulls in ``field``'s layout."""
+    missing = np.zeros(rows, dtype=bool)
+    offsets = np.zeros(rows + 1, dtype=np.int64)
+    if field.kind == STRUCT:
+        return StructArray(rows, {c.name: null_array(c, rows) for c in field.children}, validity=missing)
+    if field.kind == LIST:
+        return ListArray.of(offsets, null_array(field.children[0], 0), missing)
+    if field.kind == MAP:
+        items = null_array(field.children[1], 0) if len(field.children) > 1 else None
+        return MapArray.of(offsets, null_array(field.children[0], 0), items, missing)
+    element = field.node.element
+    if element.type == T.BYTE_ARRAY:
+        return BinaryArray.of(offsets, np.zeros(0, dtype=np.uint8), missing)
+    if element.type in (T.FIXED_LEN_BYTE_ARRAY, T.INT96):
+        width = 12 if element.type == T.INT96 else element.type_length
+        return PrimitiveArray.of(np.zeros((rows, width), dtype=np.uint8), missing)
+    return PrimitiveArray.of(np.zeros(rows, dtype=_PHYSICAL[element.type]), missing)
+
+
+# ---------------------------------------------------------------- casts
+
+
+def type_name(field: Field) -> str:
+    """The column's type as pyarrow names it, for messages."""
+    if field.kind != PRIMITIVE:
+        return field.type_string()
+    info = logical_info(field.node.element)
+    if info.kind == "int":
+        return f"{'' if info.signed else 'u'}int{info.bit_width}"
+    if info.kind == "float":
+        return {16: "halffloat", 32: "float", 64: "double"}[info.bit_width]
+    if info.kind == "timestamp":
+        return f"timestamp[{info.unit}{', UTC' if info.utc else ''}]"
+    return info.kind
+
+
+def _cast(array: Array, source: Field, target: Field, what: str, first: str) -> Array:
+    """``array`` of ``source``'s type as ``target``'s, each value checked."""
+    def refuse(reason: str) -> SchemaError:
+        return SchemaError(f"{what} is {type_name(source)} where the first file's ({first}) is "
+                           f"{type_name(target)}: {reason}")
+
+    if source.kind != PRIMITIVE or target.kind != PRIMITIVE:
+        raise refuse("nested columns of different types are not cast")
+    src, dst = logical_info(source.node.element), logical_info(target.node.element)
+    if {src.kind, dst.kind} <= {"string", "binary"}:
+        if dst.kind == "string":
+            _check_utf8(array, refuse)
+        return array
+    if src.kind == "timestamp" and dst.kind == "timestamp":
+        return _with_values(array, _rescaled(array, _UNITS[dst.unit], _UNITS[src.unit], refuse))
+    numbers = ("int", "float")
+    if src.kind not in numbers or dst.kind not in numbers or 16 in (src.bit_width, dst.bit_width):
+        raise refuse("this cast is not supported")
+    values, valid = _logical(array.values, src), array.is_valid()
+    present = values[valid]
+    if dst.kind == "int":
+        lo, hi = (-(2 ** (dst.bit_width - 1)), 2 ** (dst.bit_width - 1) - 1) if dst.signed else (0, 2**dst.bit_width - 1)
+        if src.kind == "float":
+            bad = present[~np.isfinite(present) | (np.floor(present) != present)]
+            if len(bad):
+                raise refuse(f"value {bad[0]} would lose its fraction")
+    else:
+        digits = 2 ** (24 if dst.bit_width == 32 else 53)
+        lo, hi = (-digits, digits) if src.kind == "int" else (None, None)  # floats narrow as pyarrow: unchecked
+    if lo is not None and len(present):
+        for extreme in (present.min(), present.max()):
+            if not lo <= int(extreme) <= hi:
+                raise refuse(f"value {extreme} is not in range {lo} to {hi}")
+    logical = np.dtype(f"{'u' if dst.kind == 'int' and not dst.signed else ''}"
+                       f"{'int' if dst.kind == 'int' else 'float'}{dst.bit_width}")
+    with np.errstate(over="ignore"):  # a double beyond float's range is inf, as pyarrow casts it
+        converted = np.where(valid, values, 0).astype(logical)
+    physical = _PHYSICAL[dst.physical_type]
+    if converted.dtype.itemsize == np.dtype(physical).itemsize:
+        converted = converted.view(physical)
+    return _with_values(array, converted.astype(physical))
+
+
+def _logical(values: np.ndarray, info: LogicalInfo) -> np.ndarray:
+    """Physical values as the logical ones (unsigned integers are stored as signed)."""
+    if info.kind == "int" and not info.signed:
+        return values.view(np.uint32 if values.dtype == np.int32 else np.uint64)
+    return values
+
+
+def _rescaled(array: PrimitiveArray, to: int, frm: int, refuse: Callable[[str], SchemaError]) -> np.ndarray:
+    values = np.where(array.is_valid(), array.values, 0)
+    if to >= frm:
+        factor = to // frm
+        if len(values) and max(abs(int(values.min())), abs(int(values.max()))) * factor >= 2**63:
+            raise refuse("a value would overflow")
+        return values * factor
+    factor = frm // to
+    if np.any(values % factor):
+        raise refuse(f"value {values[values % factor != 0][0]} would lose data")
+    return values // factor
+
+
+def _check_utf8(array: BinaryArray, refuse: Callable[[str], SchemaError]) -> None:
+    data = bytes(array.data[array.offsets[0]:array.offsets[-1]]) if len(array) else b""
+    starts = array.offsets[:-1] - array.offsets[0]
+    inner = starts[(starts > 0) & (starts < len(data))]
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise refuse("a value is not UTF-8") from None
+    if len(inner) and np.any((np.frombuffer(data, np.uint8)[inner] & 0xC0) == 0x80):
+        raise refuse("a value is not UTF-8")
+
+
+def _with_values(array: PrimitiveArray, values: np.ndarray) -> PrimitiveArray:
+    return dataclasses.replace(array, values=values)
