@@ -126,6 +126,7 @@ class ParquetWriter:
         if self.options.flavor == "spark":
             self._file_schema = schema = spark_field_names(schema)
         self._columns = [self.options.column(leaf) for leaf in schema.leaves]
+        self._row_group_size = _row_group_rows(self.options.row_group_size)
         self._infos: list[LogicalInfo] = [logical_info(leaf.element) for leaf in schema.leaves]
         self._sorting = _sorting_columns(self.options.sorting_columns, schema)
         self._spark_row_metadata = row_metadata(self.options.spark_schema, schema)  # checked before any byte
@@ -210,9 +211,8 @@ class ParquetWriter:
             self._origins = [origin[name] for name in table.column_names]
 
     def _rows_per_group(self, table: Table, row_group_size: int | None) -> int:
-        rows = row_group_size or self.options.row_group_size or DEFAULT_ROW_GROUP_SIZE
-        if rows <= 0:
-            raise UnsupportedError(f"row_group_size must be positive, got {rows}")
+        rows = _row_group_rows(row_group_size) if row_group_size is not None else self._row_group_size
+        rows = rows or DEFAULT_ROW_GROUP_SIZE
         cap = self.options.max_row_group_bytes or DEFAULT_MAX_ROW_GROUP_BYTES
         if table.num_rows:
             per_row = max(1.0, _table_bytes(table) / table.num_rows)
@@ -348,6 +348,23 @@ class ParquetWriter:
             self.close()
         else:
             self.abort()
+
+
+def _row_group_rows(size: Any) -> int | None:
+    """A row group size as pyarrow takes it: a number of rows, a float truncated to
+    whole rows; None for the default. Less than one row raises (pyarrow: "Row
+    group size cannot be 0"; it takes a negative size as the default)."""
+    if size is None:
+        return None
+    try:
+        if isinstance(size, (str, bytes)):
+            raise TypeError
+        rows = int(size)
+    except (TypeError, ValueError, OverflowError):
+        raise TypeError(f"row_group_size must be a number of rows, not {size!r}") from None
+    if rows <= 0:
+        raise UnsupportedError(f"row_group_size must be at least one row, got {size!r}")
+    return rows
 
 
 def _sorting_columns(keys: Sequence[Any] | None, schema: Schema) -> list[ThriftSortingColumn] | None:

@@ -296,6 +296,41 @@ def test_row_groups_pages_and_streaming(tmp_path) -> None:
     assert all(p.first_row_index >= 0 for p in chunks[1].pages)
 
 
+@pytest.mark.parametrize("size", [3, 2.0, 2.5, 2.9, np.int64(4)])
+def test_row_group_size_taken_as_pyarrow_takes_it(size) -> None:
+    """A float is truncated to whole rows, as pyarrow does; in the writer's options and in write_table."""
+    table = pa.table({"a": list(range(10))})
+    theirs = io.BytesIO()
+    pq.write_table(table, theirs, row_group_size=size)
+    expected = _group_rows(theirs.getvalue())
+    ours = io.BytesIO()
+    write_table(table, ours, row_group_size=size)
+    assert _group_rows(ours.getvalue()) == expected
+    ours = io.BytesIO()
+    with ParquetWriter(ours, table.schema) as writer:
+        writer.write_table(table, row_group_size=size)
+    assert _group_rows(ours.getvalue()) == expected
+
+
+@pytest.mark.parametrize("size", [0, 0.5, -1, -3.0])
+def test_row_group_size_below_one_row_raises(tmp_path, size) -> None:
+    """pyarrow: "Row group size cannot be 0" (and 0.5 is no row either); a negative size raises too."""
+    table = pa.table({"a": list(range(10))})
+    target = tmp_path / "x.parquet"
+    with pytest.raises(ParquetError, match="row_group_size"):
+        write_table(table, target, row_group_size=size)
+    assert not target.exists()
+    with ParquetWriter(target, table.schema) as writer, pytest.raises(ParquetError, match="row_group_size"):
+        writer.write_table(table, row_group_size=size)
+    with pytest.raises(TypeError):
+        write_table(table, io.BytesIO(), row_group_size="3")
+
+
+def _group_rows(raw: bytes) -> list[int]:
+    meta = pq.ParquetFile(io.BytesIO(raw)).metadata
+    return [meta.row_group(i).num_rows for i in range(meta.num_row_groups)]
+
+
 def test_byte_cap_splits_row_groups(tmp_path) -> None:
     path = str(tmp_path / "cap.parquet")
     write_table({"x": np.arange(100_000)}, path, max_row_group_bytes=100_000)
