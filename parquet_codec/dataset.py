@@ -3,7 +3,9 @@
 A folder written by Spark holds ``part-*`` files, possibly under hive-style
 ``key=value`` partition folders, next to bookkeeping files (``_SUCCESS``,
 ``.part-*.crc``, ``_common_metadata``) that readers skip: every name starting
-with ``_`` or ``.``. Partition values come back as typed columns after the
+with ``_`` or ``.``, and everything under such a folder. As in pyarrow, files
+in other folders are read too (those folders are not partitions), and a
+partition key some files' paths lack is null for them. Partition values come back as typed columns after the
 file columns, inferred the way Spark infers them (integer, long, double,
 date, timestamp, else string; ``__HIVE_DEFAULT_PARTITION__`` is null: see
 :mod:`parquet_codec.dataset_partitions`, which also evaluates filters on them).
@@ -59,11 +61,9 @@ def discover(folder: str, filesystem: object = None) -> list[DataFile]:
         parts = _relative(path, root, sep).split(sep)
         if any(part.startswith(("_", ".")) for part in parts):
             continue  # bookkeeping, or under a bookkeeping folder
-        folders = parts[:-1]
-        found.append(DataFile(path, tuple(_partition(p, fs.join(root, *folders)) for p in folders)))
+        found.append(DataFile(path, _partitions(parts[:-1])))
     if not found:
         raise SchemaError(f"no Parquet files in folder {folder}")
-    _check_keys(found, f"files of {folder}")
     return found
 
 
@@ -75,23 +75,24 @@ def _relative(path: str, root: str, sep: str) -> str:
     return path.rsplit(sep, 1)[-1]
 
 
-def _check_keys(found: list[DataFile], what: str) -> None:
-    keys = {tuple(k for k, _ in f.partition) for f in found}
-    if len(keys) > 1:
-        raise SchemaError(f"{what} lie under different partition keys: {sorted(keys)}")
-
-
 def _partition_kinds(files: list[DataFile]) -> dict[str, str]:
-    """Each partition key's type (:func:`infer_type`), in the files' key order."""
-    return {k: infer_type([dict(f.partition)[k] for f in files]) for k, _ in files[0].partition}
+    """Each partition key's type (:func:`infer_type`), the keys in order of
+    first appearance; a file without a key has a null value for it, as in pyarrow."""
+    keys = dict.fromkeys(k for f in files for k, _ in f.partition)
+    return {k: infer_type([dict(f.partition).get(k) for f in files]) for k in keys}
 
 
-def _partition(segment: str, root: str) -> tuple[str, str | None]:
-    key, sep, value = segment.partition("=")
-    if not sep or not key:
-        raise SchemaError(f"folder {segment!r} under {root} is not a key=value partition")
-    value = unquote(value)
-    return unquote(key), None if value == HIVE_NULL else value
+def _partitions(folders: Sequence[str]) -> tuple[tuple[str, str | None], ...]:
+    """The partition values of the ``key=value`` ones among ``folders`` (a
+    key's first folder gives its value, as in pyarrow); other folders are not
+    partitions."""
+    found: dict[str, str | None] = {}
+    for folder in folders:
+        key, sep, value = folder.partition("=")
+        if sep and key and unquote(key) not in found:
+            value = unquote(value)
+            found[unquote(key)] = None if value == HIVE_NULL else value
+    return tuple(found.items())
 
 
 # ---------------------------------------------------------------- reading
@@ -117,13 +118,12 @@ def _read_data_files(files: list[DataFile], columns: Sequence[str] | None, filte
     template = first_file(first, file_columns, [c for c in (filt.columns if filt else ()) if c not in kinds], options)
     tables = []
     for data_file in files:
-        partition = {k: (kinds[k], v) for k, v in data_file.partition}
-        keep, rows_filter = file_filter(filt, partition_tests(partition))
+        values = dict(data_file.partition)
+        keep, rows_filter = file_filter(filt, partition_tests({k: (kinds[k], values.get(k)) for k in kinds}))
         table = read_file_as(data_file.path, template, file_columns, rows_filter, options, first) if keep else None
         if table is not None:
             tables.append(table)
-            values = dict(data_file.partition)
-            tables[-1] = _with_partitions(table, [(k, kinds[k], typed(values[k], kinds[k])) for k in wanted_keys])
+            tables[-1] = _with_partitions(table, [(k, kinds[k], typed(values.get(k), kinds[k])) for k in wanted_keys])
     if not tables:  # every file pruned: an empty table of the first file's shape
         tables.append(_with_partitions(template, [(k, kinds[k], None) for k in wanted_keys]))
     result = Table.concat(nullable_where_null(tables))
@@ -206,7 +206,6 @@ class ParquetDataset:
             raise SchemaError("ParquetDataset needs at least one file")
         if partitioning is None:
             found = [DataFile(f.path, ()) for f in found]
-        _check_keys(found, "the files")
         self._found = found
         self._filters = filters
         self._options = options
@@ -237,8 +236,7 @@ class ParquetDataset:
 
 def _path_partition(path: str) -> tuple[tuple[str, str | None], ...]:
     """The partition values of the ``key=value`` folders in ``path``."""
-    folders = os.path.dirname(path).replace(os.sep, "/").split("/")
-    return tuple(_partition(f, os.path.dirname(path)) for f in folders if "=" in f)
+    return _partitions(os.path.dirname(path).replace(os.sep, "/").split("/"))
 
 
 __all__ = ["HIVE_NULL", "DataFile", "ParquetDataset", "discover", "infer_type", "read_dataset", "read_pandas",

@@ -74,9 +74,9 @@ def test_typed_dates_and_escaped_values(tmp_path):
 def test_folder_errors(tmp_path):
     with pytest.raises(SchemaError, match="no Parquet files"):
         pc.read_table(tmp_path)
-    (tmp_path / "notapartition").mkdir()
-    pq.write_table(pa.table({"x": [1]}), tmp_path / "notapartition" / "part-0.parquet")
-    with pytest.raises(SchemaError, match="key=value"):
+    (tmp_path / "_temporary").mkdir()
+    pq.write_table(pa.table({"x": [1]}), tmp_path / "_temporary" / "part-0.parquet")
+    with pytest.raises(SchemaError, match="no Parquet files"):
         discover(str(tmp_path))
 
 
@@ -245,3 +245,30 @@ def test_a_column_that_cannot_be_cast_to_the_first_files_type_is_a_schema_error(
             pq.read_table(root)
         with pytest.raises(SchemaError, match=r"'a' of .*p1\.parquet"):
             pc.read_table(root)
+
+
+def test_plain_subfolders_are_read_and_their_key_value_folders_are_partitions_as_pyarrow(tmp_path):
+    """Files in folders that are not key=value are read; a partition key some
+    files lack is null for them; every name under the folder starting with
+    ``_`` or ``.`` is skipped, as pyarrow skips it."""
+    layouts = {
+        "plain": ["p0.parquet", "sub/p1.parquet", "sub/deeper/p2.parquet", "_SUCCESS", ".p0.parquet.crc",
+                  "_metadata", "_temporary/x.parquet", ".hidden/y.parquet", "sub/_tmp/w.parquet",
+                  "sub/.q.parquet", "sub/_common_metadata"],
+        "mixed": ["k=1/p0.parquet", "sub/p1.parquet", "p2.parquet", "k=2/inner/p3.parquet"],
+        "keys": ["a/k=1/p0.parquet", "b/j=2/k=3/p1.parquet", "c/k=4/k=5/p2.parquet"],
+    }
+    for name, paths in layouts.items():
+        root = tmp_path / name
+        for i, path in enumerate(paths):
+            (root / path).parent.mkdir(parents=True, exist_ok=True)
+            if path.endswith(".parquet"):
+                pq.write_table(pa.table({"x": [i]}), root / path)
+            else:
+                (root / path).write_bytes(b"not data")
+        theirs, ours = pq.read_table(root), pc.read_table(root)
+        assert ours.column_names == theirs.column_names, name
+        assert ours.to_pylist() == theirs.to_pylist(), name
+        assert pc.ParquetDataset(root).files == pq.ParquetDataset(root).files, name
+        kept = [("k", "==", 1)] if name != "plain" else [("x", "==", 1)]
+        assert pc.read_table(root, filters=kept).to_pylist() == pq.read_table(root, filters=kept).to_pylist()
