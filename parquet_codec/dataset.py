@@ -50,9 +50,11 @@ class DataFile:
     partition: tuple[tuple[str, str | None], ...]
 
 
-def discover(folder: str, filesystem: object = None) -> list[DataFile]:
+def discover(folder: str, filesystem: object = None, partitioning: str | Sequence[str] | None = "hive"
+             ) -> list[DataFile]:
     """The data files under ``folder`` (on ``filesystem``, a pyarrow or fsspec
-    one, or the local disk) in path order, with their partition values."""
+    one, or the local disk) in path order, with their partition values (see
+    :func:`_partition_values` for ``partitioning``)."""
     fs = Filesystem(filesystem)
     sep = os.sep if filesystem is None else "/"
     root = folder.rstrip(sep) or sep
@@ -61,7 +63,7 @@ def discover(folder: str, filesystem: object = None) -> list[DataFile]:
         parts = _relative(path, root, sep).split(sep)
         if any(part.startswith(("_", ".")) for part in parts):
             continue  # bookkeeping, or under a bookkeeping folder
-        found.append(DataFile(path, _partitions(parts[:-1])))
+        found.append(DataFile(path, _partition_values(parts[:-1], partitioning)))
     if not found:
         raise SchemaError(f"no Parquet files in folder {folder}")
     return found
@@ -82,6 +84,29 @@ def _partition_kinds(files: list[DataFile]) -> dict[str, str]:
     return {k: infer_type([dict(f.partition).get(k) for f in files]) for k in keys}
 
 
+def _partitioning(partitioning: object) -> str | tuple[str, ...] | None:
+    """pyarrow's ``partitioning`` argument, checked: "hive", None or field names."""
+    if partitioning is None or (isinstance(partitioning, str) and partitioning == "hive"):
+        return partitioning
+    if isinstance(partitioning, (list, tuple)) and partitioning and all(
+            isinstance(name, str) and name for name in partitioning):
+        return tuple(partitioning)
+    raise UnsupportedError(f"partitioning {partitioning!r}: only 'hive', None or a list of field names "
+                           "(one per folder level) is supported")
+
+
+def _partition_values(folders: Sequence[str], partitioning: str | Sequence[str] | None
+                      ) -> tuple[tuple[str, str | None], ...]:
+    """The partition values a file's ``folders`` give: with "hive" those of
+    its key=value folders, with field names the first folders' names (one
+    field each, as pyarrow's directory partitioning), with None none."""
+    if partitioning is None:
+        return ()
+    if isinstance(partitioning, str):
+        return _partitions(folders)
+    return tuple(zip(partitioning, [unquote(folder) for folder in folders], strict=False))  # a shallow file: fewer
+
+
 def _partitions(folders: Sequence[str]) -> tuple[tuple[str, str | None], ...]:
     """The partition values of the ``key=value`` ones among ``folders`` (a
     key's first folder gives its value, as in pyarrow); other folders are not
@@ -98,11 +123,12 @@ def _partitions(folders: Sequence[str]) -> tuple[tuple[str, str | None], ...]:
 # ---------------------------------------------------------------- reading
 
 
-def read_dataset(folder: str, columns: Sequence[str] | None = None, filters: object = None,
-                 **options: object) -> Table:
+def read_dataset(folder: str, columns: Sequence[str] | None = None, filters: object = None, *,
+                 partitioning: str | Sequence[str] | None = "hive", **options: object) -> Table:
     """Every data file of ``folder`` as one Table, partition columns last
     (``filesystem``, among the options, holds the folder)."""
-    return _read_data_files(discover(folder, options.get("filesystem")), columns, filters, **options)
+    files = _checked(discover(folder, options.get("filesystem"), _partitioning(partitioning)), partitioning)
+    return _read_data_files(files, columns, filters, **options)
 
 
 def _read_data_files(files: list[DataFile], columns: Sequence[str] | None, filters: object,
@@ -147,16 +173,48 @@ def _with_partitions(table: Table, partitions: list[tuple[str, str, object]]) ->
     return Table(Schema.from_elements(elements), arrays, table.num_rows, metadata=table.metadata, origin=table.origin)
 
 
-def read_table(source: Source, columns: Sequence[str] | None = None, filters: object = None,
+def read_table(source: Source | Sequence[str | os.PathLike], columns: Sequence[str] | None = None,
+               filters: object = None, *, partitioning: str | Sequence[str] | None = "hive",
                **options: object) -> Table:
-    """Read a file, or a folder of files (see :func:`read_dataset`), into a Table.
+    """Read a file, a folder of files (see :func:`read_dataset`) or a list of
+    files (one dataset, in the order listed) into a Table.
 
-    The options are those of :func:`parquet_codec.reader.read_table`; a
-    folder may lie on their ``filesystem`` or be a URI ("s3://bucket/folder")."""
+    ``partitioning``, as pyarrow's: "hive" (key=value folders), None (no
+    partition columns) or a list of field names, one per folder level; a
+    single file has no partition columns. The options are those of
+    :func:`parquet_codec.reader.read_table`; a folder may lie on their
+    ``filesystem`` or be a URI ("s3://bucket/folder")."""
+    files = _dataset_files(source, partitioning, options)
+    if files is None:
+        return read_file(source, columns, filters, **options)
+    return _read_data_files(files, columns, filters, **options)
+
+
+def _dataset_files(source: object, partitioning: object, options: dict) -> list[DataFile] | None:
+    """The files a folder or a list of paths holds, with their partition
+    values; None for one file (or a file object)."""
+    mode = _partitioning(partitioning)
     folder = _folder(source, options)
     if folder is not None:
-        return read_dataset(folder, columns, filters, **options)
-    return read_file(source, columns, filters, **options)
+        return _checked(discover(folder, options.get("filesystem"), mode), mode)
+    if not isinstance(source, (list, tuple)) or not all(isinstance(p, (str, os.PathLike)) for p in source):
+        return None
+    if not source:
+        raise SchemaError("no files to read: the list of paths is empty")
+    # As pyarrow: the folders of each listed path give its partition values.
+    paths = [os.fspath(p) for p in source]
+    folders = [[f for f in os.path.dirname(p).replace(os.sep, "/").split("/") if f] for p in paths]
+    return _checked([DataFile(p, _partition_values(f, mode)) for p, f in zip(paths, folders, strict=True)], mode)
+
+
+def _checked(files: list[DataFile], partitioning: object) -> list[DataFile]:
+    """``files``, each partition field given a value by some file's folders."""
+    if isinstance(partitioning, (list, tuple)):
+        given = {key for f in files for key, _ in f.partition}
+        missing = [name for name in partitioning if name not in given]
+        if missing:
+            raise SchemaError(f"partition fields {missing} have no folder level in any file's path")
+    return files
 
 
 def _folder(source: object, options: dict) -> str | None:
@@ -181,31 +239,21 @@ def read_pandas(source: Source, columns: Sequence[str] | None = None, **options:
 
 
 class ParquetDataset:
-    """``pyarrow.parquet.ParquetDataset``: a folder of Parquet files (hive
-    partitions, as :func:`read_dataset` reads them), one file or a list of
+    """``pyarrow.parquet.ParquetDataset``: a folder of Parquet files (its
+    partitions as :func:`read_table` reads them), one file or a list of
     files, read as one table, on the local disk or a ``filesystem`` (pyarrow's
     or fsspec's; or a URI). ``filters`` apply to every read; ``options`` are
     :func:`read_table`'s. The files' own schema only."""
 
     def __init__(self, path_or_paths: Source | Sequence[Source], filesystem: object = None, schema: object = None,
-                 *, filters: object = None, partitioning: str | None = "hive", **options: object) -> None:
+                 *, filters: object = None, partitioning: str | Sequence[str] | None = "hive",
+                 **options: object) -> None:
         if schema is not None:
             raise UnsupportedError("ParquetDataset reads the files' own schema (schema= is not supported)")
-        if partitioning not in ("hive", None):
-            raise UnsupportedError(f"partitioning {partitioning!r}: only 'hive' (or None) is supported")
         options["filesystem"] = filesystem
-        folder = _folder(path_or_paths, options)
-        if folder is not None:
-            found = discover(folder, options["filesystem"])
-        elif isinstance(path_or_paths, (str, os.PathLike)):
-            found = [DataFile(os.fspath(path_or_paths), ())]  # one file: no partition values, as pyarrow
-        else:
-            # As pyarrow: the key=value folders in each listed file's path are its partition values.
-            found = [DataFile(os.fspath(p), _path_partition(os.fspath(p))) for p in path_or_paths]
-        if not found:
-            raise SchemaError("ParquetDataset needs at least one file")
-        if partitioning is None:
-            found = [DataFile(f.path, ()) for f in found]
+        found = _dataset_files(path_or_paths, partitioning, options)
+        if found is None:  # one file: no partition values, as pyarrow
+            found = [DataFile(os.fspath(path_or_paths), ())]
         self._found = found
         self._filters = filters
         self._options = options
@@ -232,11 +280,6 @@ class ParquetDataset:
     def read_pandas(self, **kwargs: object) -> Table:
         """:meth:`read` with ``use_pandas_metadata=True``, as pyarrow's."""
         return self.read(use_pandas_metadata=True, **kwargs)
-
-
-def _path_partition(path: str) -> tuple[tuple[str, str | None], ...]:
-    """The partition values of the ``key=value`` folders in ``path``."""
-    return _partitions(os.path.dirname(path).replace(os.sep, "/").split("/"))
 
 
 __all__ = ["HIVE_NULL", "DataFile", "ParquetDataset", "discover", "infer_type", "read_dataset", "read_pandas",

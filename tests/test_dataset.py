@@ -272,3 +272,32 @@ def test_plain_subfolders_are_read_and_their_key_value_folders_are_partitions_as
         assert pc.ParquetDataset(root).files == pq.ParquetDataset(root).files, name
         kept = [("k", "==", 1)] if name != "plain" else [("x", "==", 1)]
         assert pc.read_table(root, filters=kept).to_pylist() == pq.read_table(root, filters=kept).to_pylist()
+
+
+def test_read_table_takes_partitioning_and_a_list_of_files_as_pyarrow(tmp_path):
+    """``partitioning``: "hive" (the default), None (no partition columns) or
+    the field names of plain folder levels; a list of files reads as one
+    dataset, in the order listed, the key=value folders in their paths
+    partitions."""
+    hive, plain = tmp_path / "hive", tmp_path / "plain"
+    pq.write_to_dataset(pa.table({"x": [1, 2, 3], "k": [1, 2, 2]}), hive, partition_cols=["k"])
+    for i, folder in enumerate(["2020/1", "2021/12", "2021/_tmp", "9999"]):
+        (plain / folder).mkdir(parents=True)
+        pq.write_table(pa.table({"x": [i]}), plain / folder / "p.parquet")
+    for root, partitioning in ((hive, "hive"), (hive, None), (plain, None), (plain, ["year", "month"]),
+                               (plain, ["year"]), (hive, ["k"])):
+        theirs, ours = pq.read_table(root, partitioning=partitioning), pc.read_table(root, partitioning=partitioning)
+        assert ours.column_names == theirs.column_names, partitioning
+        assert _rows(ours) == _rows(theirs), partitioning
+        assert _rows(pc.ParquetDataset(root, partitioning=partitioning).read()) == _rows(theirs), partitioning
+    files = [str(p) for p in sorted(hive.rglob("*.parquet"), reverse=True)]
+    for partitioning in ("hive", None):
+        theirs = pq.read_table(files, partitioning=partitioning)
+        assert pc.read_table(files, partitioning=partitioning).to_pylist() == theirs.to_pylist()
+    kept = [("k", "==", 2)]
+    assert pc.read_table(files, filters=kept).to_pylist() == pq.read_table(files, filters=kept).to_pylist()
+    assert pc.read_table(files[:1], columns=["x"]).to_pylist() == pq.read_table(files[:1], columns=["x"]).to_pylist()
+    one = files[0]  # a single file: its folders are not partitions, as in pyarrow
+    assert pc.read_table(one, partitioning="hive").to_pylist() == pq.read_table(one, partitioning="hive").to_pylist()
+    with pytest.raises(UnsupportedError):
+        pc.read_table(hive, partitioning="directory")
