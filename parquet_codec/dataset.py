@@ -153,7 +153,10 @@ def _read_data_files(files: list[DataFile], columns: Sequence[str] | None, filte
     if not tables:  # every file pruned: an empty table of the first file's shape
         tables.append(_with_partitions(template, [(k, kinds[k], None) for k in wanted_keys]))
     result = Table.concat(nullable_where_null(tables))
-    return result if columns is None else result.select(list(columns))
+    if columns is None:
+        return result
+    # A dotted name of a field inside structs ("s.a") was read as a column named after its last part.
+    return result.select([c if c in kinds or c in result.column_names else c.rsplit(".", 1)[-1] for c in columns])
 
 
 def _with_partitions(table: Table, partitions: list[tuple[str, str, object]]) -> Table:

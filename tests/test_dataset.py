@@ -301,3 +301,12 @@ def test_read_table_takes_partitioning_and_a_list_of_files_as_pyarrow(tmp_path):
     assert pc.read_table(one, partitioning="hive").to_pylist() == pq.read_table(one, partitioning="hive").to_pylist()
     with pytest.raises(UnsupportedError):
         pc.read_table(hive, partitioning="directory")
+
+
+def test_struct_fields_selected_by_dotted_name_from_a_folder_as_pyarrow(tmp_path):
+    table = pa.table({"s": [{"a": 1, "b": "x"}, None], "k": [1, 2], "v": [0.5, 1.5]})
+    pq.write_to_dataset(table, tmp_path / "ds", partition_cols=["k"])
+    columns = ["k", "s.a", "v"]
+    theirs, ours = pq.read_table(tmp_path / "ds", columns=columns), pc.read_table(tmp_path / "ds", columns=columns)
+    assert ours.column_names == theirs.column_names == ["k", "a", "v"]
+    assert _rows(ours) == _rows(theirs)
