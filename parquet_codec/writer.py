@@ -93,7 +93,8 @@ class ParquetWriter:
 
     Each :meth:`write_table` call writes its rows as one or more row groups of
     at most ``row_group_size`` rows (and about ``max_row_group_bytes`` bytes
-    of input), each flushed before the next is encoded.
+    of input, when that is given or ``row_group_size`` is not), each flushed
+    before the next is encoded.
     """
 
     def __init__(self, where: str | os.PathLike | BinaryIO, schema: Schema, *,
@@ -211,10 +212,12 @@ class ParquetWriter:
             self._origins = [origin[name] for name in table.column_names]
 
     def _rows_per_group(self, table: Table, row_group_size: int | None) -> int:
-        rows = _row_group_rows(row_group_size) if row_group_size is not None else self._row_group_size
-        rows = rows or DEFAULT_ROW_GROUP_SIZE
-        cap = self.options.max_row_group_bytes or DEFAULT_MAX_ROW_GROUP_BYTES
-        if table.num_rows:
+        explicit = _row_group_rows(row_group_size) if row_group_size is not None else self._row_group_size
+        rows = explicit or DEFAULT_ROW_GROUP_SIZE
+        # A row count given is honoured exactly, as pyarrow does; only max_row_group_bytes given,
+        # or no size at all, caps the rows by their estimated bytes.
+        cap = self.options.max_row_group_bytes or (DEFAULT_MAX_ROW_GROUP_BYTES if explicit is None else None)
+        if cap and table.num_rows:
             per_row = max(1.0, _table_bytes(table) / table.num_rows)
             rows = min(rows, max(1, int(cap // per_row)))
         return rows

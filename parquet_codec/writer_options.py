@@ -127,6 +127,8 @@ class WriterOptions:
     column_encoding: Mapping[str, str] | str | None = None
     data_page_version: str = "1.0"
     row_group_size: int | None = None
+    #: Estimated input bytes per row group at most (writer.DEFAULT_MAX_ROW_GROUP_BYTES when neither
+    #: this nor row_group_size is given; a row_group_size alone is honoured exactly, as in pyarrow).
     max_row_group_bytes: int | None = None
     data_page_size: int | None = None
     #: Rows per data page at most (None: no cap, unlike pyarrow's 20000); nested pages start at a record.

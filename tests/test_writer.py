@@ -337,6 +337,28 @@ def test_byte_cap_splits_row_groups(tmp_path) -> None:
     assert pq.ParquetFile(path).metadata.num_row_groups == 8
 
 
+def test_an_explicit_row_group_size_is_not_capped_by_bytes(tmp_path) -> None:
+    """The in-memory byte cap splits row groups only when no row_group_size is
+    given, or when max_row_group_bytes itself is: pyarrow writes 130 rows of
+    1 MiB with row_group_size=130 as one row group."""
+    rows, width = 130, 2**20
+    offsets = pa.py_buffer(np.arange(rows + 1, dtype=np.int32) * width)
+    big = pa.table({"b": pa.Array.from_buffers(pa.binary(), rows, [None, offsets, pa.allocate_buffer(rows * width)])})
+    options = {"compression": None, "use_dictionary": False, "write_statistics": False, "write_page_index": False}
+    theirs = tmp_path / "theirs.parquet"
+    pq.write_table(big, theirs, row_group_size=rows, **options)
+    for where, given in (("option", {"row_group_size": rows}), ("call", {})):
+        path = tmp_path / f"ours-{where}.parquet"
+        with ParquetWriter(path, big.schema, **given, **options) as writer:
+            writer.write_table(big, row_group_size=None if given else rows)
+        assert _group_rows(path.read_bytes()) == _group_rows(theirs.read_bytes()) == [rows]
+    path = tmp_path / "capped.parquet"
+    write_table(big, path, row_group_size=rows, max_row_group_bytes=64 * width, **options)
+    assert _group_rows(path.read_bytes()) == [63, 63, 4]  # the explicit byte cap still applies
+    write_table(big, path, **options)
+    assert len(_group_rows(path.read_bytes())) == 2  # and, with neither given, the default one
+
+
 def test_failure_after_first_row_group_keeps_old_file(tmp_path, monkeypatch) -> None:
     path = tmp_path / "keep.parquet"
     write_table({"x": [1, 2, 3]}, str(path))
