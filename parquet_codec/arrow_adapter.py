@@ -16,7 +16,8 @@ the caller converts.
 Writing: :func:`from_arrow` turns a pyarrow array into the package's physical
 arrays plus an :class:`ArrowField` tree describing the Parquet types, choosing
 them as ``pyarrow.parquet`` writes them (decimals as minimal-length
-FIXED_LEN_BYTE_ARRAY, seconds coerced to milliseconds, date64 to date32,
+FIXED_LEN_BYTE_ARRAY, seconds coerced to milliseconds, date64 to date32 (the day,
+truncated toward zero, as pyarrow writes it),
 dictionaries decoded, durations as plain INT64).
 """
 
@@ -252,7 +253,8 @@ def _normalize(pa: Any, array: Any) -> Any:
     if target == typ:
         return array
     try:
-        return array.cast(target)
+        # date64 milliseconds off midnight: pyarrow writes the day, truncated toward zero (-1 ms is day 0)
+        return array.cast(target, safe=not pa.types.is_date64(typ))
     except pa.ArrowInvalid as exc:  # e.g. seconds beyond int64 milliseconds
         raise SchemaError(str(exc)) from None
 

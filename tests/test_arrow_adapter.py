@@ -315,6 +315,20 @@ def test_from_arrow_round_trips_like_pyarrow(array):
         assert logical_info(element) == leaf.info
 
 
+def test_date64_values_off_midnight_are_truncated_to_the_day_as_pyarrow_writes_them():
+    """pyarrow writes date64 as DATE days truncated toward zero (-1 ms is day 0,
+    -86_400_001 ms day -1); a cast that refuses to lose the time of day raised here."""
+    ms = [-1, -86_400_001, 1, 86_400_001, -86_399_999, -86_400_000, 0, None]
+    dates = pa.array(ms, pa.date64())
+    for array in (dates, pa.array([ms[:3], None, ms[3:]], pa.list_(pa.date64()))):
+        buf = written(pa.table({"c": array}))
+        theirs = pq.read_table(io.BytesIO(buf)).column(0).combine_chunks()
+        physical, field = from_arrow(array, "c")
+        assert_arrow_equal(field_converter(field)(physical), theirs)
+    physical, _ = from_arrow(dates)
+    assert physical.values.tolist()[:7] == [0, -1, 0, 1, 0, -1, 0]
+
+
 def test_from_arrow_keeps_buffers_and_zeroes_null_slots():
     values = np.array([5, 6, 7], dtype=np.int64)
     array = pa.Array.from_buffers(pa.int64(), 3, [None, pa.py_buffer(values)])
