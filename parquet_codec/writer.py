@@ -115,6 +115,7 @@ class ParquetWriter:
             schema = arrow_template.schema
         if not isinstance(schema, Schema):
             raise SchemaError(f"schema must be a parquet_codec or pyarrow Schema, got {type(schema).__name__}")
+        _check_groups(schema)
         self.options = WriterOptions(**options)
         self._stored_types = StoredTypes.from_options(self.options)
         # ``schema`` describes the tables given; the file stores the types the options ask for.
@@ -351,6 +352,15 @@ class ParquetWriter:
             self.close()
         else:
             self.abort()
+
+
+def _check_groups(schema: Schema) -> None:
+    """Refuse a group without fields (an Arrow ``struct<>``), as pyarrow does: it
+    has no leaf column to hold its nulls, so it could not be read back as written."""
+    for node in schema.nodes[1:]:
+        if not node.is_leaf and not node.children:
+            raise UnsupportedError(f"Cannot write struct type {node.name!r} with no child field to Parquet "
+                                   f"(at {node.dotted_path!r}); give it a field")
 
 
 def _row_group_rows(size: Any) -> int | None:

@@ -412,6 +412,26 @@ def test_dictionary_fallback_mid_chunk(tmp_path) -> None:
     assert pq.read_table(path).column("s").to_pylist() == values
 
 
+@pytest.mark.parametrize("typ", [pa.struct([]), pa.struct([("s", pa.struct([]))]), pa.list_(pa.struct([]))],
+                         ids=["top", "nested", "list"])
+def test_a_struct_without_fields_is_refused_before_writing(tmp_path, typ) -> None:
+    """pyarrow: "Cannot write struct type 'a' with no child field to Parquet";
+    such a group read back as None instead of {}."""
+    from parquet_codec.errors import UnsupportedError
+
+    table = pa.table({"x": [1, 2], "a": pa.array([None, None], typ)})
+    with pytest.raises(pa.ArrowNotImplementedError, match="no child field"):
+        pq.write_table(table, io.BytesIO())
+    target = tmp_path / "x.parquet"
+    with pytest.raises(UnsupportedError, match="Cannot write struct type '.*' with no child field"):
+        write_table(table, target)
+    with pytest.raises(UnsupportedError, match="no child field"):
+        ParquetWriter(target, table.schema)
+    with pytest.raises(UnsupportedError, match="no child field"):
+        ParquetWriter(target, Schema.from_fields([group("e", [])]))
+    assert os.listdir(tmp_path) == []
+
+
 def test_options_rejected() -> None:
     with pytest.raises(ParquetError):
         write_table({"b": [True]}, io.BytesIO(), column_encoding={"b": "DELTA_BINARY_PACKED"})
