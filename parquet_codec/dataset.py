@@ -173,7 +173,8 @@ def _with_partitions(table: Table, partitions: list[tuple[str, str, object]]) ->
     elements[0].num_children = (root.num_children or 0) + len(partitions)
     arrays = {c.name: c.array for c in table.columns}
     arrays.update({name: constant(value, kind, table.num_rows) for name, kind, value in partitions})
-    return Table(Schema.from_elements(elements), arrays, table.num_rows, metadata=table.metadata, origin=table.origin)
+    return Table(Schema.from_elements(elements), arrays, table.num_rows, metadata=table.metadata, origin=table.origin,
+                 read_options=table.read_options, dictionaries=table.dictionaries)
 
 
 def read_table(source: Source | Sequence[str | os.PathLike], columns: Sequence[str] | None = None,

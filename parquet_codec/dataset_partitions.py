@@ -42,7 +42,7 @@ def infer_type(values: list[str | None]) -> str:
     """Spark's partition type inference over every value of one key."""
     present = [v for v in values if v is not None]
     for kind, test in (("int", _is_int32), ("long", _is_int), ("double", _is_float),
-                       ("date", _DATE.match), ("timestamp", _TIMESTAMP.match)):
+                       ("date", _is_date), ("timestamp", _is_timestamp)):
         if all(test(v) for v in present):
             return kind
     return "string"
@@ -54,6 +54,23 @@ def _is_int(text: str) -> bool:
 
 def _is_int32(text: str) -> bool:
     return _is_int(text) and _INT32[0] <= int(text) <= _INT32[1]
+
+
+def _is_date(text: str) -> bool:
+    """A valid ISO date (2020-02-30 has the shape, not the value: a string)."""
+    return _DATE.match(text) is not None and _parses(datetime.date.fromisoformat, text)
+
+
+def _is_timestamp(text: str) -> bool:
+    return _TIMESTAMP.match(text) is not None and _parses(datetime.datetime.fromisoformat, text.replace(" ", "T"))
+
+
+def _parses(parse: object, text: str) -> bool:
+    try:
+        parse(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _is_float(text: str) -> bool:

@@ -310,3 +310,24 @@ def test_struct_fields_selected_by_dotted_name_from_a_folder_as_pyarrow(tmp_path
     theirs, ours = pq.read_table(tmp_path / "ds", columns=columns), pc.read_table(tmp_path / "ds", columns=columns)
     assert ours.column_names == theirs.column_names == ["k", "a", "v"]
     assert _rows(ours) == _rows(theirs)
+
+
+def test_a_value_shaped_like_a_date_that_is_not_one_is_a_string(tmp_path):
+    for day, value in (("2020-02-30", 1), ("2020-01-01", 2)):
+        (tmp_path / f"d={day}").mkdir()
+        pq.write_table(pa.table({"v": [value]}), tmp_path / f"d={day}" / "f.parquet")
+    assert infer_type(["2020-02-30", "2020-01-01"]) == "string"
+    assert infer_type(["2020-01-01 25:00:00"]) == "string"
+    assert pc.read_table(tmp_path).to_pylist() == pq.read_table(tmp_path).to_pylist()
+
+
+def test_partitioned_tables_keep_the_reading_options(tmp_path):
+    table = pa.table({"s": ["a", "b", "a"], "t": pa.array(["x", "y", "x"]).dictionary_encode()})
+    for key in (1, 2):
+        (tmp_path / f"k={key}").mkdir()
+        pq.write_table(table, tmp_path / f"k={key}" / "f.parquet")
+    ours = pc.read_table(tmp_path, read_dictionary=["s"]).to_arrow()
+    theirs = pq.read_table(tmp_path, read_dictionary=["s"])
+    for name in ("s", "t"):
+        assert ours.schema.field(name).type == theirs.schema.field(name).type
+        assert ours.column(name).to_pylist() == theirs.column(name).to_pylist()
