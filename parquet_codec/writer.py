@@ -286,11 +286,12 @@ class ParquetWriter:
 
     def _footer(self) -> bytes:
         kv: dict[str, str | None] = {}
-        if self.options.store_schema and self._origins is not None:
-            origins = [dataclasses.replace(o, name=f.name) for o, f in zip(self._origins, self._file_schema.fields,
-                                                                             strict=True)]
-            kv[ARROW_SCHEMA_KEY] = schema_to_metadata(stored_schema(origins, self._table_metadata or {}))
-        kv.update(self._table_metadata or {})
+        if self.options.store_schema:  # without it, pyarrow writes none of the table's own metadata either
+            if self._origins is not None:
+                origins = [dataclasses.replace(o, name=f.name) for o, f in zip(self._origins, self._file_schema.fields,
+                                                                                 strict=True)]
+                kv[ARROW_SCHEMA_KEY] = schema_to_metadata(stored_schema(origins, self._table_metadata or {}))
+            kv.update(self._table_metadata or {})
         kv.update(self.options.key_value_metadata or {})
         kv.update(self._added_metadata)
         if self._spark_row_metadata is not None:

@@ -142,7 +142,8 @@ class WriterOptions:
     write_page_checksum: bool = False
     key_value_metadata: Mapping[str, str | None] | None = None
     #: Store the Arrow schema of tables that carry one (from pyarrow, or read from a file
-    #: that stored one) under ARROW:schema, as pyarrow does (arrow_origin.py).
+    #: that stored one) under ARROW:schema, as pyarrow does (arrow_origin.py). False also leaves
+    #: out the table's own metadata (pandas' too), as pyarrow does; key_value_metadata is written.
     store_schema: bool = True
     sorting_columns: Sequence[SortingColumn] | None = None  # (pyarrow's and the Thrift struct too)
     statistics_truncate_length: int | None = 4096

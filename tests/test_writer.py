@@ -521,6 +521,31 @@ def test_add_key_value_metadata_and_write_as_pyarrows(tmp_path) -> None:
     assert ours.metadata[b"raw\xff"] == theirs.metadata[b"raw\xff"] == b"\x00\xfe"
 
 
+def test_store_schema_false_drops_the_tables_metadata(tmp_path) -> None:
+    """As pyarrow: without the stored schema the table's own metadata (pandas' too)
+    is not written; entries given to the writer (key_value_metadata,
+    add_key_value_metadata, the Spark schema) still are."""
+    pd = pytest.importorskip("pandas")
+    for table in (pa.table({"a": [1, 2]}).replace_schema_metadata({"k": "v"}),
+                  pa.Table.from_pandas(pd.DataFrame({"a": [1, 2]}))):
+        assert table.schema.metadata
+        theirs = tmp_path / "theirs.parquet"
+        pq.write_table(table, theirs, store_schema=False)
+        ours = tmp_path / "ours.parquet"
+        write_table(table, ours, store_schema=False)
+        assert pq.read_metadata(ours).metadata == pq.read_metadata(theirs).metadata is None
+        with pq.ParquetWriter(theirs, table.schema, store_schema=False) as writer:
+            writer.write_table(table)
+            writer.add_key_value_metadata({"added": "1"})
+        with ParquetWriter(ours, table.schema, store_schema=False, key_value_metadata={"given": "2"}) as writer:
+            writer.write_table(table)
+            writer.add_key_value_metadata({"added": "1"})
+        assert pq.read_metadata(theirs).metadata == {b"added": b"1"}
+        assert pq.read_metadata(ours).metadata == {b"given": b"2", b"added": b"1"}
+    write_table(table, ours, store_schema=False, spark_schema=True)
+    assert list(pq.read_metadata(ours).metadata) == [b"org.apache.spark.sql.parquet.row.metadata"]
+
+
 def test_matrix_polars(table: Table, tmp_path) -> None:
     """polars' Rust reader reads every file of the matrix as pyarrow does."""
     pl = pytest.importorskip("polars")
