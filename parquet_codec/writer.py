@@ -180,7 +180,8 @@ class ParquetWriter:
             table = self._stored_types.table(table, self.schema)
         step = self._rows_per_group(table, row_group_size)
         try:
-            for start in range(0, table.num_rows, step):
+            # An empty table is one empty row group, as pyarrow writes it (each call: one more).
+            for start in range(0, table.num_rows, step) if table.num_rows else [0]:
                 self._write_row_group(table.slice(start, step))
         except BaseException:
             self.abort()

@@ -265,14 +265,34 @@ def test_statistics_match_pyarrow(table: Table, tmp_path) -> None:
     assert compared >= 25
 
 
-def test_zero_rows_writes_schema_only_file(tmp_path) -> None:
+def test_zero_rows_write_one_empty_row_group(tmp_path) -> None:
+    """As pyarrow: an empty table is one row group of 0 rows, whose file reads back with its schema."""
     path = str(tmp_path / "empty.parquet")
     table = Table.from_pydict({"a": [], "b": []}, Schema.from_fields([primitive("a", "INT64"), primitive("b", "BYTE_ARRAY")]))
     write_table(table, path)
     md = pq.ParquetFile(path).metadata
-    assert (md.num_row_groups, md.num_rows) == (0, 0)
+    assert (md.num_row_groups, md.row_group(0).num_rows, md.num_rows) == (1, 0, 0)
     assert pq.read_table(path).num_rows == 0
     assert read_table(path).num_rows == 0
+    arrow = pa.table({"a": pa.array([], pa.int64()), "l": pa.array([], pa.list_(pa.string())),
+                      "m": pa.array([], pa.map_(pa.string(), pa.int8()))})
+    write_table(arrow, path, row_group_size=1)
+    assert pq.read_table(path).schema.equals(arrow.schema) and pq.ParquetFile(path).metadata.num_row_groups == 1
+
+
+@pytest.mark.parametrize("order", [("empty", "full"), ("full", "empty"), ("empty", "empty"), ("empty",), ()])
+def test_every_empty_table_written_is_one_row_group(tmp_path, order) -> None:
+    full = pa.table({"a": [1, 2], "b": ["x", "y"]})
+    tables = {"full": full, "empty": full.slice(0, 0)}
+    groups = []
+    for name, writer_class in (("ours", ParquetWriter), ("theirs", pq.ParquetWriter)):
+        path = tmp_path / f"{name}.parquet"
+        with writer_class(path, full.schema) as writer:
+            for which in order:
+                writer.write_table(tables[which])
+        groups.append(_group_rows(path.read_bytes()))
+        assert pq.read_table(path).equals(pa.concat_tables([tables[which] for which in order] or [tables["empty"]]))
+    assert groups[0] == groups[1]
 
 
 def test_row_groups_pages_and_streaming(tmp_path) -> None:
