@@ -10,7 +10,8 @@ Output is atomic for paths: the bytes go to a temporary file in the target's
 folder, which is flushed, fsynced and renamed over the target only when the
 file is complete. An exception on the way (or leaving the ``with`` block by
 one) removes the temporary file and leaves any previous file untouched. A
-file object is written sequentially, never seeked, and not closed.
+writer left open is closed when it is collected, as pyarrow's is. A file
+object is written sequentially, never seeked, and not closed.
 
 Options take pyarrow's names (:mod:`parquet_codec.writer_options`); per
 column ones name a top-level column or a dotted leaf path
@@ -42,6 +43,7 @@ committed.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import io
 import os
@@ -151,8 +153,10 @@ class ParquetWriter:
         try:
             self._sink.write(MAGIC if self._encryptor is None else self._encryptor.magic)
         except BaseException:
+            self._closed = True
             self._sink.abort()
             raise
+        self._opened = True  # from here on, __del__ closes a writer left open
 
     @property
     def num_row_groups(self) -> int:
@@ -341,6 +345,18 @@ class ParquetWriter:
         if not self._closed:
             self._closed = True
             self._sink.abort()
+
+    def __del__(self) -> None:
+        """Close a writer that was opened and never closed or aborted, as pyarrow's
+        ParquetWriter does, so the file is complete; if closing fails, the file is
+        abandoned (close aborts). Nothing is raised from here."""
+        if not self.__dict__.get("_opened") or self._closed:
+            return
+        try:
+            self.close()
+        except Exception:  # close has aborted; an exception here could only be printed
+            with contextlib.suppress(Exception):
+                self.abort()
 
     def _check_open(self) -> None:
         if self._closed:

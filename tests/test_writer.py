@@ -403,6 +403,52 @@ def test_failure_after_first_row_group_keeps_old_file(tmp_path, monkeypatch) -> 
     assert path.read_bytes() == before and os.listdir(tmp_path) == ["keep.parquet"]
 
 
+def test_a_writer_never_closed_is_closed_when_collected(tmp_path, monkeypatch) -> None:
+    """As pyarrow's ParquetWriter.__del__: the file is complete; a writer whose write
+    failed was aborted and leaves no file; a close that fails when collected aborts,
+    and nothing is raised from __del__."""
+    import gc
+    import sys
+
+    unraisable = []
+    monkeypatch.setattr(sys, "unraisablehook", unraisable.append)
+    table = pa.table({"a": [1, 2, 3]})
+    path = tmp_path / "left-open.parquet"
+    writer = ParquetWriter(path, table.schema)
+    writer.write_table(table)
+    del writer
+    gc.collect()
+    assert pq.read_table(path).equals(table) and os.listdir(tmp_path) == ["left-open.parquet"]
+    sink = io.BytesIO()
+    writer = ParquetWriter(sink, table.schema)
+    writer.write_table(table)
+    del writer
+    gc.collect()
+    assert pq.read_table(io.BytesIO(sink.getvalue())).equals(table)
+
+    failed = tmp_path / "failed.parquet"
+    writer = ParquetWriter(failed, table.schema)
+    monkeypatch.setattr("parquet_codec.writer.write_column_chunk", _raise)
+    with pytest.raises(RuntimeError):
+        writer.write_table(table)
+    del writer
+    gc.collect()
+    assert os.listdir(tmp_path) == ["left-open.parquet"]
+
+    monkeypatch.undo()
+    monkeypatch.setattr(sys, "unraisablehook", unraisable.append)
+    writer = ParquetWriter(failed, table.schema)
+    writer.write_table(table)
+    monkeypatch.setattr(ParquetWriter, "_footer", _raise)
+    del writer
+    gc.collect()
+    assert os.listdir(tmp_path) == ["left-open.parquet"] and unraisable == []
+
+
+def _raise(*args, **kwargs):
+    raise RuntimeError("failed")
+
+
 def test_file_object_written_sequentially() -> None:
     class NoSeek(io.RawIOBase):
         def __init__(self) -> None:
