@@ -44,6 +44,7 @@ committed.
 from __future__ import annotations
 
 import contextlib
+import copy
 import dataclasses
 import io
 import os
@@ -63,6 +64,7 @@ from parquet_codec.format.ttypes import (
     FileMetaData,
     KeyValue,
     RowGroup,
+    SchemaElement,
     TypeDefinedOrder,
 )
 from parquet_codec.format.ttypes import SortingColumn as ThriftSortingColumn
@@ -109,12 +111,12 @@ class ParquetWriter:
             options.setdefault("encryption", options.pop("encryption_properties"))
         if options.get("flavor") == "spark" and options.get("use_deprecated_int96_timestamps") is None:
             options["use_deprecated_int96_timestamps"] = True  # as pyarrow's Spark flavor
-        arrow_template = None
+        arrow_template = self._arrow_schema = None
         if not isinstance(schema, Schema) and type(schema).__module__.startswith("pyarrow"):
             from parquet_codec.convert import to_table
 
             arrow_template = to_table(schema.empty_table())
-            schema = arrow_template.schema
+            self._arrow_schema, schema = schema, arrow_template.schema
         if not isinstance(schema, Schema):
             raise SchemaError(f"schema must be a parquet_codec or pyarrow Schema, got {type(schema).__name__}")
         _check_groups(schema)
@@ -123,6 +125,7 @@ class ParquetWriter:
         # ``schema`` describes the tables given; the file stores the types the options ask for.
         self.input_schema = schema
         self.schema = schema = self._stored_types.schema(schema)  # what every column option below applies to
+        self._bare_schemas = (_bare(self.schema), _bare(self.input_schema))  # tables are compared to these
         # Lists renamed as pyarrow's non-compliant writer names them: tables still match
         # self.schema; the chunks' paths, the options' column names and the footer use these names.
         self._file_schema = schema = schema if self.options.use_compliant_nested_type \
@@ -168,19 +171,19 @@ class ParquetWriter:
         return self._chunks
 
     def write_table(self, table: Any, row_group_size: int | None = None) -> None:
-        """Append rows: a :class:`Table` or anything :func:`convert.to_table` takes."""
-        from parquet_codec.convert import to_table
+        """Append rows: a :class:`Table` or anything :func:`convert.to_table` takes.
 
+        A typed table (a :class:`Table`, a pyarrow Table or RecordBatch) must have the
+        writer's schema, as in pyarrow: its columns, in order, of the same types and
+        nullability (metadata and field ids may differ; the writer's are written); a
+        pyarrow one given to a writer made from a pyarrow schema is compared as Arrow
+        types. Untyped data (a dict of columns, a list of row dicts, a pandas
+        DataFrame) is converted to the writer's types, and must name its columns."""
         self._check_open()
-        if not isinstance(table, Table):
-            converted = to_table(table)  # as typed; converted to the writer's schema only if that differs
-            table = converted if converted.schema in (self.input_schema, self.schema) else to_table(
-                table, schema=self.input_schema)
+        table = self._typed(table)
         if self._table_metadata is None:
             self._remember_arrow(table)
-        if table.schema != self.schema:
-            if table.schema != self.input_schema:
-                raise SchemaError("the table's schema differs from the writer's")
+        if table.schema is not self.schema:
             table = self._stored_types.table(table, self.schema)
         step = self._rows_per_group(table, row_group_size)
         try:
@@ -190,6 +193,32 @@ class ParquetWriter:
         except BaseException:
             self.abort()
             raise
+
+    def _typed(self, data: Any) -> Table:
+        """``data`` as a Table whose schema is ``self.schema`` or ``self.input_schema`` (that
+        very object); a SchemaError says how the schema of a typed table differs."""
+        from parquet_codec.convert import to_table
+
+        if isinstance(data, Table):
+            table = data
+        elif (type(data).__module__ or "").startswith("pyarrow") and hasattr(data, "schema"):
+            if self._arrow_schema is not None and not data.schema.equals(self._arrow_schema, check_metadata=False):
+                raise SchemaError(_MISMATCH + _arrow_difference(data.schema, self._arrow_schema))
+            table = to_table(data)
+        else:
+            table = to_table(data)  # as typed; converted to the writer's schema only if that differs
+            if set(table.column_names) != {f.name for f in self.input_schema.fields}:
+                _check_names(data, [f.name for f in self.input_schema.fields])
+            if _bare(table.schema) not in self._bare_schemas:
+                return to_table(data, schema=self.input_schema)
+        bare = _bare(table.schema)
+        for schema, writers in zip((self.schema, self.input_schema), self._bare_schemas, strict=True):
+            if table.schema is schema:
+                return table
+            if bare == writers:  # field ids aside (Arrow metadata to pyarrow): the writer's are written
+                return Table(schema, {c.name: c.array for c in table.columns}, table.num_rows, metadata=table.metadata,
+                             origin=table.origin, read_options=table.read_options, dictionaries=table.dictionaries)
+        raise SchemaError(_MISMATCH + _parquet_difference(table.schema, self.input_schema))
 
     def write_batch(self, batch: Any, row_group_size: int | None = None) -> None:
         """:meth:`write_table` of a record batch (pyarrow's name)."""
@@ -370,6 +399,97 @@ class ParquetWriter:
             self.close()
         else:
             self.abort()
+
+
+_MISMATCH = "Table schema does not match schema used to create file: "
+
+
+def _bare(schema: Schema) -> list[SchemaElement]:
+    """A schema's elements without their field ids (which, as Arrow field metadata,
+    pyarrow does not compare either)."""
+    elements = []
+    for element in schema.to_elements():
+        if element.field_id is not None:
+            element = copy.copy(element)
+            element.field_id = None
+        elements.append(element)
+    return elements
+
+
+def _names_difference(names: Sequence[str], expected: Sequence[str]) -> str | None:
+    """What differs between two lists of column names: extra or missing ones, or
+    their order; None when they are the same."""
+    extra = [n for n in names if n not in expected]
+    missing = [n for n in expected if n not in names]
+    if extra or missing:
+        parts = [f"extra columns {extra}" if extra else "", f"missing columns {missing}" if missing else ""]
+        return ", ".join(p for p in parts if p) + f" (the writer's schema has columns {list(expected)})"
+    if list(names) != list(expected):
+        return f"the columns are in another order: {list(names)}, the writer's schema {list(expected)}"
+    return None
+
+
+def _arrow_difference(given: Any, expected: Any) -> str:
+    """How a pyarrow schema differs from the writer's: names, or the first column
+    whose type or nullability differs."""
+    names = _names_difference(given.names, expected.names)
+    if names is not None:
+        return names
+
+    def text(field: Any) -> str:
+        return f"{field.type}{'' if field.nullable else ' not null'}"
+
+    for mine, theirs in zip(given, expected, strict=True):
+        if not mine.equals(theirs):
+            return f"column {mine.name!r} is {text(mine)} in the table, {text(theirs)} in the writer's schema"
+    return f"the table's schema {given} differs from the writer's {expected}"
+
+
+def _field_texts(schema: Schema) -> list[str]:
+    """Each top-level field's subtree as the schema text prints it, on one line."""
+    chunks: list[list[str]] = []
+    for line in str(schema).splitlines()[1:-1]:
+        top_level = not line.startswith("   ")
+        if top_level and line.strip() != "}":
+            chunks.append([])
+        chunks[-1].append(line.strip())
+    return [" ".join(chunk) for chunk in chunks]
+
+
+def _parquet_difference(given: Schema, expected: Schema) -> str:
+    """How a table's Parquet schema differs from the writer's: names, or the first
+    column whose types differ (as the schema text prints them)."""
+    names = _names_difference([f.name for f in given.fields], [f.name for f in expected.fields])
+    if names is not None:
+        return names
+    for field, mine, theirs in zip(given.fields, _field_texts(given), _field_texts(expected), strict=True):
+        if mine != theirs:
+            return f"column {field.name!r} is `{mine}` in the table, `{theirs}` in the writer's schema"
+    return f"the table's schema\n{given}differs from the writer's\n{expected}"
+
+
+def _check_names(data: Any, expected: list[str]) -> None:
+    """Untyped input (a dict of columns, a list of row dicts, a pandas DataFrame)
+    must name the schema's columns, no more and no fewer (in any order). A row
+    dict may leave a column out (it is null) as long as some row names it; a
+    DataFrame's index columns are left out unless the schema has them."""
+    module = type(data).__module__ or ""
+    if module.startswith("pandas"):
+        names = [str(c) for c in data.columns]
+    elif isinstance(data, Mapping):
+        names = list(data)
+    elif isinstance(data, Sequence) and not isinstance(data, (str, bytes)):
+        if not data:
+            return
+        seen: dict[Any, None] = {}
+        for row in data:
+            if isinstance(row, Mapping):
+                seen.update(dict.fromkeys(row))
+        names = list(seen)
+    else:
+        return  # to_table says what it cannot take
+    if set(names) != set(expected):
+        raise SchemaError(f"the data's columns do not match the writer's schema: {_names_difference(names, expected)}")
 
 
 def _check_groups(schema: Schema) -> None:

@@ -22,6 +22,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from parquet_codec import column_writer
+from parquet_codec import errors as pc_errors
 from parquet_codec.errors import ParquetError
 from parquet_codec.format.ttypes import (
     DecimalType,
@@ -536,6 +537,84 @@ def test_arrow_and_pandas_input(tmp_path) -> None:
     df = pd.DataFrame({"x": [1.5, None], "s": ["a", None]})
     write_table(df, path)
     assert pq.read_table(path).to_pandas().equals(df)
+
+
+ARROW_SCHEMA = pa.schema([("a", pa.int64()), ("b", pa.string())])
+MISMATCHES = {
+    "int32": (pa.table({"a": pa.array([1], pa.int32()), "b": ["x"]}), r"'a'.*int32.*int64"),
+    "extra": (pa.table({"a": [1], "b": ["x"], "c": [1]}), r"extra columns \['c'\]"),
+    "missing": (pa.table({"a": [1]}), r"missing columns \['b'\]"),
+    "order": (pa.table({"b": ["x"], "a": [1]}), r"order"),
+    "not null": (pa.table({"a": [1], "b": ["x"]}, schema=pa.schema([pa.field("a", pa.int64(), nullable=False),
+                                                                    ("b", pa.string())])), r"'a'.*not null"),
+    "large_string": (pa.table({"a": [1], "b": pa.array(["x"], pa.large_string())}), r"'b'.*large_string"),
+}
+
+
+@pytest.mark.parametrize("case", list(MISMATCHES))
+@pytest.mark.parametrize("written", ["table", "batch", "ours"])
+def test_a_typed_table_of_another_schema_is_refused(tmp_path, case, written) -> None:
+    """As pyarrow ("Table schema does not match schema used to create file"): a
+    pyarrow Table or RecordBatch, or a Table, is not cast or cut to the writer's schema."""
+    table, difference = MISMATCHES[case]
+    with pq.ParquetWriter(tmp_path / "theirs.parquet", ARROW_SCHEMA) as writer, \
+            pytest.raises(ValueError, match="does not match"):
+        writer.write_table(table)
+    given = {"table": table, "batch": table.to_batches()[0], "ours": Table.from_arrow(table)}[written]
+    # Compared as Arrow types when both sides have them, else as Parquet types (the schema text).
+    parquet_difference = {"int32": r"'a'.*int32 a;.*int64 a;", "not null": r"'a'.*required int64 a.*optional int64 a",
+                          "large_string": None}.get(case, difference)
+    path = tmp_path / "ours.parquet"
+    for schema in (ARROW_SCHEMA, Table.from_arrow(ARROW_SCHEMA.empty_table()).schema):
+        if written == "ours" or not isinstance(schema, pa.Schema):
+            difference = parquet_difference
+        if difference is None:
+            continue  # the same Parquet type: no difference to see without Arrow types
+        with ParquetWriter(path, schema) as writer:
+            with pytest.raises(pc_errors.SchemaError, match=f"does not match.*{difference}"):
+                writer.write_table(given)
+            writer.write_table(pa.table({"a": [7], "b": ["y"]}))  # the writer is still usable
+        assert pq.read_table(path).to_pylist() == [{"a": 7, "b": "y"}]
+
+
+def test_a_typed_table_may_differ_in_metadata_and_field_ids(tmp_path) -> None:
+    schema = pa.schema([pa.field("a", pa.int64(), metadata={"PARQUET:field_id": "4"}), ("b", pa.string())],
+                       metadata={"k": "v"})
+    table = pa.table({"a": [1], "b": ["x"]}).replace_schema_metadata({"other": "1"})
+    path = tmp_path / "ours.parquet"
+    with ParquetWriter(path, schema) as writer:
+        writer.write_table(table)
+        writer.write_table(Table.from_arrow(table))
+    assert pq.read_table(path).to_pylist() == [{"a": 1, "b": "x"}] * 2
+    assert ParquetFile(str(path)).schema.leaf("a").field_id == 4  # the writer's schema, as pyarrow
+
+
+@pytest.mark.parametrize(("data", "difference"), [
+    ({"a": [1], "b": ["x"], "c": [2]}, r"extra columns \['c'\]"),
+    ({"a": [1]}, r"missing columns \['b'\]"),
+    ([{"a": 1, "b": "x"}, {"a": 2, "c": 3}], r"extra columns \['c'\]"),
+    ([{"a": 1}], r"missing columns \['b'\]"),
+], ids=["dict-extra", "dict-missing", "rows-extra", "rows-missing"])
+def test_untyped_input_must_name_the_schemas_columns(data, difference) -> None:
+    """A dict of lists or list of rows is converted to the writer's types, but
+    names neither more nor fewer columns."""
+    with ParquetWriter(io.BytesIO(), ARROW_SCHEMA) as writer:
+        with pytest.raises(pc_errors.SchemaError, match=difference):
+            writer.write_table(data)
+        writer.write_table({"b": ["x"], "a": [np.int32(1)]})  # converted: order and types are the schema's
+        writer.write_table([{"a": 2}, {"b": "y"}])
+
+
+def test_untyped_pandas_input_must_name_the_schemas_columns() -> None:
+    pd = pytest.importorskip("pandas")
+    sink = io.BytesIO()
+    with ParquetWriter(sink, ARROW_SCHEMA) as writer:
+        with pytest.raises(pc_errors.SchemaError, match=r"extra columns \['c'\]"):
+            writer.write_table(pd.DataFrame({"a": [1], "b": ["x"], "c": [1.5]}))
+        with pytest.raises(pc_errors.SchemaError, match=r"missing columns \['b'\]"):
+            writer.write_table(pd.DataFrame({"a": [1]}))
+        writer.write_table(pd.DataFrame({"b": ["x"], "a": np.array([3], np.int32)}))
+    assert pq.read_table(io.BytesIO(sink.getvalue())).to_pylist() == [{"a": 3, "b": "x"}]
 
 
 def test_written_file_has_the_mode_open_would_give(tmp_path):
