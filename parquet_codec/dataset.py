@@ -64,8 +64,6 @@ def discover(folder: str, filesystem: object = None, partitioning: str | Sequenc
         if any(part.startswith(("_", ".")) for part in parts):
             continue  # bookkeeping, or under a bookkeeping folder
         found.append(DataFile(path, _partition_values(parts[:-1], partitioning)))
-    if not found:
-        raise SchemaError(f"no Parquet files in folder {folder}")
     return found
 
 
@@ -136,6 +134,8 @@ def _read_data_files(files: list[DataFile], columns: Sequence[str] | None, filte
     """The files as one Table in the first file's schema (see
     :mod:`parquet_codec.dataset_schema`), each with its partition values as
     columns (last)."""
+    if not files:
+        return _no_files(columns, filters)
     kinds = _partition_kinds(files)
     wanted_keys = list(kinds) if columns is None else [c for c in columns if c in kinds]
     file_columns = None if columns is None else [c for c in columns if c not in kinds]
@@ -157,6 +157,16 @@ def _read_data_files(files: list[DataFile], columns: Sequence[str] | None, filte
         return result
     # A dotted name of a field inside structs ("s.a") was read as a column named after its last part.
     return result.select([c if c in kinds or c in result.column_names else c.rsplit(".", 1)[-1] for c in columns])
+
+
+def _no_files(columns: Sequence[str] | None, filters: object) -> Table:
+    """A dataset of no files (an empty folder or list): a table of no
+    columns and no rows, as pyarrow reads it; no column can be named."""
+    filt = parse_filters(filters)
+    named = list(columns or ()) + (filt.columns if filt else [])
+    if named:
+        raise SchemaError(f"no column {named[0]!r}: the dataset holds no Parquet files")
+    return Table(Schema.from_elements([SchemaElement(name="schema", num_children=0)]), {}, 0)
 
 
 def _with_partitions(table: Table, partitions: list[tuple[str, str, object]]) -> Table:
@@ -203,8 +213,6 @@ def _dataset_files(source: object, partitioning: object, options: dict) -> list[
         return _checked(discover(folder, options.get("filesystem"), mode), mode)
     if not isinstance(source, (list, tuple)) or not all(isinstance(p, (str, os.PathLike)) for p in source):
         return None
-    if not source:
-        raise SchemaError("no files to read: the list of paths is empty")
     # As pyarrow: the folders of each listed path give its partition values.
     paths = [os.fspath(p) for p in source]
     folders = [[f for f in os.path.dirname(p).replace(os.sep, "/").split("/") if f] for p in paths]
@@ -272,6 +280,8 @@ class ParquetDataset:
         """The schema of the table :meth:`read` gives (partition columns last);
         no row group is read."""
         found = self._found
+        if not found:
+            return _no_files(None, None).schema
         with ParquetFile(found[0].path, **self._options) as pf:
             table = pf.read_row_groups([])
         return _with_partitions(table, [(k, kind, None) for k, kind in _partition_kinds(found).items()]).schema

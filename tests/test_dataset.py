@@ -71,13 +71,19 @@ def test_typed_dates_and_escaped_values(tmp_path):
                     {"x": 1, "day": datetime.date(2021, 3, 4), "name": "c d"}]
 
 
-def test_folder_errors(tmp_path):
-    with pytest.raises(SchemaError, match="no Parquet files"):
-        pc.read_table(tmp_path)
-    (tmp_path / "_temporary").mkdir()
+def test_a_dataset_of_no_files_is_a_table_of_no_columns_as_pyarrow_reads_it(tmp_path):
+    (tmp_path / "_temporary").mkdir()  # bookkeeping folders hold no data files
     pq.write_table(pa.table({"x": [1]}), tmp_path / "_temporary" / "part-0.parquet")
-    with pytest.raises(SchemaError, match="no Parquet files"):
-        discover(str(tmp_path))
+    assert discover(str(tmp_path)) == []
+    for source in (tmp_path, []):
+        table = pc.read_table(source)
+        assert (table.num_rows, table.column_names) == (0, [])
+        assert table.to_arrow().equals(pq.read_table(source))
+        assert pc.ParquetDataset(source).read().num_rows == 0
+        with pytest.raises(SchemaError, match="no column 'x'"):
+            pc.read_table(source, columns=["x"])
+        with pytest.raises(SchemaError, match="no column 'x'"):
+            pc.read_table(source, filters=[("x", "==", 1)])
 
 
 def test_read_pandas_reads_the_stored_index_as_pyarrow(tmp_path):
