@@ -560,6 +560,8 @@ def _batch_levels(pending: list[tuple[RawPage, PageSections]], name: str, counts
     bounds = np.concatenate(([0], np.cumsum([len(s) for s in streams], dtype=np.int64)))
     # Levels of up to 8 bits stay one byte each (a maximum of 1 makes them a validity mask).
     narrow = (np.uint8 if width <= 8 else LEVEL_DTYPE) if width < 16 else None  # every value of the width fits
+    # A few bytes of runs may declare 2**31 levels: reserved before they are laid out.
+    reserve_items(int(counts.sum()), np.dtype(narrow or np.uint32).itemsize, f"{int(counts.sum())} {kind} levels")
     levels = decode_streams(np.frombuffer(b"".join(streams), dtype=np.uint8), bounds, counts, width, narrow)
     if levels is None:
         levels = np.concatenate([_page_levels(page, stream, width, int(count))

@@ -32,7 +32,7 @@ from parquet_codec.column import (
 )
 from parquet_codec.column_index import read_column_index
 from parquet_codec.encodings.plain import plain_dtype
-from parquet_codec.errors import DecryptionError, ParquetError, SchemaError
+from parquet_codec.errors import DecryptionError, ParquetError, ResourceLimitError, SchemaError
 from parquet_codec.format.ttypes import ColumnIndex, ColumnMetaData, OffsetIndex
 from parquet_codec.io import ByteSource, Source, open_source
 from parquet_codec.levels import assemble, keep_dictionary
@@ -313,7 +313,13 @@ class ParquetFile:
     def _read_arrays(self, index: int, schema: Schema, out: dict[str, np.ndarray] | None = None,
                      dictionaries: dict[str, list[Array]] | None = None) -> dict[str, Array]:
         with memory_budget(self.memory_limit):
-            return self._read_group_arrays(index, schema, out or {}, {} if dictionaries is None else dictionaries)
+            try:
+                return self._read_group_arrays(index, schema, out or {}, {} if dictionaries is None else dictionaries)
+            except ResourceLimitError:
+                raise
+            except MemoryError:  # no memory_limit, or the interpreter's own allocations
+                raise ResourceLimitError("row group does not fit in memory (a memory_limit refuses such reads "
+                                         "before allocating)", file=self._source.name, row_group=index) from None
 
     def _read_group_arrays(self, index: int, schema: Schema, out: dict[str, np.ndarray],
                            dictionaries: dict[str, list[Array]]) -> dict[str, Array]:

@@ -609,3 +609,20 @@ def test_fields_without_a_leaf_take_no_unbacked_row_count():
     assert reader.read_table(rows(5)).to_pylist() == [{"g": None}] * 5
     with pytest.raises(CorruptFileError, match="'g' has no column, and 1125899906842624 rows are declared"):
         reader.read_table(rows(2**50))
+
+
+def test_a_row_group_that_does_not_fit_in_memory_is_a_resource_limit_error(monkeypatch):
+    """Without a memory_limit, an allocation the machine refuses is this
+    package's error, naming file and row group, not numpy's MemoryError."""
+    from parquet_codec.errors import ResourceLimitError
+
+    sink = io.BytesIO()
+    pq.write_table(pa.table({"a": [1, 2, 3]}), sink)
+
+    def refuse(*args, **kwargs):
+        raise MemoryError("Unable to allocate 1.00 TiB")
+
+    monkeypatch.setattr(reader, "read_column_chunk", refuse)
+    with pytest.raises(ResourceLimitError, match="does not fit in memory") as caught:
+        reader.read_table(sink.getvalue())
+    assert caught.value.context.get("row_group") == 0

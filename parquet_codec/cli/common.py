@@ -117,12 +117,25 @@ def _kms_factory(args: argparse.Namespace) -> Any:
 
 
 def open_file(args: argparse.Namespace, path: str, **options: Any) -> ParquetFile:
-    """A ParquetFile opened with the command line's decryption options."""
+    """A ParquetFile opened with the command line's decryption options, and
+    reads bounded by :func:`memory_limit`."""
     if not os.path.exists(path):
         raise UsageError(f"{path}: no such file")
     if os.path.isdir(path):
         raise UsageError(f"{path} is a folder, not a Parquet file")
+    options.setdefault("memory_limit", memory_limit())
     return ParquetFile(path, decryption=decryption_for(args, path), **options)
+
+
+def memory_limit() -> int | None:
+    """An eighth of the machine's memory: what one read of a command may
+    reserve for the sizes a file declares (a read holds a few times what it
+    reserves), so a hostile file gets an error, not the out-of-memory killer
+    (None where the system does not tell)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 8
+    except (AttributeError, ValueError, OSError):
+        return None
 
 
 def expand_paths(paths: Sequence[str]) -> list[str]:

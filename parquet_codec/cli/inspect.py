@@ -18,6 +18,7 @@ from parquet_codec.cli.common import (
     chunk_of,
     chunk_padding,
     iter_chunks,
+    memory_limit,
     one_leaf,
     open_file,
     select_leaves,
@@ -37,6 +38,7 @@ from parquet_codec.cli.render import (
 )
 from parquet_codec.errors import MetadataError, ParquetError, SchemaError
 from parquet_codec.format.ttypes import PageType
+from parquet_codec.limits import memory_budget
 from parquet_codec.page import RawPage, iter_pages, read_data_page, read_page_header, verify_crc
 from parquet_codec.reader import ParquetFile
 from parquet_codec.schema import SchemaNode, annotation_text
@@ -394,8 +396,9 @@ def _page_counts(chunk: Chunk, page: RawPage) -> tuple[int | None, int | None]:
         return 0, count
     try:
         plain = chunk.decryptor.decrypt_page(page) if chunk.decryptor is not None else page
-        levels = read_data_page(plain, chunk.meta.codec, leaf.max_repetition_level, leaf.max_definition_level)
-    except ParquetError:
+        with memory_budget(memory_limit()):  # the levels a page declares, reserved first
+            levels = read_data_page(plain, chunk.meta.codec, leaf.max_repetition_level, leaf.max_definition_level)
+    except (ParquetError, MemoryError):
         return None, (count if leaf.max_repetition_level == 0 else None)
     nulls = 0 if levels.def_levels is None else int((levels.def_levels < leaf.max_definition_level).sum())
     rows = count if levels.rep_levels is None else int((levels.rep_levels == 0).sum())

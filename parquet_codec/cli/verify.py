@@ -26,6 +26,7 @@ from parquet_codec.cli.common import (
     chunk_padding,
     decryption_for,
     expand_paths,
+    memory_limit,
     source_of,
 )
 from parquet_codec.cli.inspect import header_size, stat_bounds
@@ -37,6 +38,7 @@ from parquet_codec.errors import ParquetError, UnsupportedError
 from parquet_codec.format.ttypes import PageType
 from parquet_codec.io import ByteSource
 from parquet_codec.levels import LeafData
+from parquet_codec.limits import memory_budget
 from parquet_codec.page import RawPage, iter_pages, verify_crc
 from parquet_codec.reader import ParquetFile
 from parquet_codec.schema import REPEATED
@@ -120,7 +122,8 @@ class FileCheck:
 
     def run(self) -> str:
         try:
-            pf = ParquetFile(self.path, verify_checksums=False, decryption=decryption_for(self.args, self.path))
+            pf = ParquetFile(self.path, verify_checksums=False, decryption=decryption_for(self.args, self.path),
+                             memory_limit=memory_limit())
         except ParquetError as exc:
             self.find(_error_where(exc) or "footer", f"cannot open: {exc.message}")
             return ""
@@ -216,9 +219,10 @@ class ChunkCheck:
                 verify_crc(page)
             except ParquetError as exc:
                 self.find(exc.message, page.ordinal, page.offset)
-        leaf_data = self._decode()
-        if leaf_data is not None:
-            self._check_data(leaf_data, data, start)
+        with memory_budget(memory_limit()):  # what the chunk declares is reserved before it is decoded
+            leaf_data = self._decode()
+            if leaf_data is not None:
+                self._check_data(leaf_data, data, start)
         return len(self.pages)
 
     def _check_data(self, leaf_data: LeafData, data: memoryview, start: int) -> None:
@@ -241,6 +245,9 @@ class ChunkCheck:
         except ParquetError as exc:
             self.find_at(_error_where(exc, row_group=self.chunk.row_group, column=self.column),
                          f"cannot decode: {exc.message}")
+            return None
+        except MemoryError:
+            self.find("cannot decode: the column chunk does not fit in memory")
             return None
 
     def _nulls(self, def_levels: np.ndarray | None) -> tuple[int, ...]:

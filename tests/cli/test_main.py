@@ -97,3 +97,15 @@ def test_progress_bar_on_a_terminal():
     assert proc.returncode == 0
     assert b"%" in drawn and b"\r" in drawn and b"[" in drawn
     assert b"\r" not in out and out.decode().count(": OK") == len(spark)
+
+
+def test_commands_read_under_a_memory_limit():
+    """A hostile file's declared sizes meet an error, not the out-of-memory killer."""
+    import argparse
+
+    from parquet_codec.cli import common
+
+    limit = common.memory_limit()
+    assert limit is not None and 0 < limit < os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    with common.open_file(argparse.Namespace(), SPARK_FILE) as pf:
+        assert pf.memory_limit == limit
