@@ -36,7 +36,7 @@ from parquet_codec.filesystems import Filesystem, filesystem_of_uri
 from parquet_codec.format.ttypes import SchemaElement
 from parquet_codec.io import Source
 from parquet_codec.predicate import parse_filters
-from parquet_codec.reader import ParquetFile
+from parquet_codec.reader import ParquetFile, column_names
 from parquet_codec.reader import read_table as read_file
 from parquet_codec.schema import Schema
 from parquet_codec.table import Table
@@ -134,6 +134,7 @@ def _read_data_files(files: list[DataFile], columns: Sequence[str] | None, filte
     """The files as one Table in the first file's schema (see
     :mod:`parquet_codec.dataset_schema`), each with its partition values as
     columns (last)."""
+    columns = column_names(columns)
     if not files:
         return _no_files(columns, filters)
     kinds = _partition_kinds(files)

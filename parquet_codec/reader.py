@@ -183,7 +183,9 @@ class ParquetFile:
 
     def _with_index(self, columns: Sequence[str] | None, use_pandas_metadata: bool) -> Sequence[str] | None:
         """``columns`` and, when asked, the stored DataFrame index columns the
-        ``pandas`` metadata names (a RangeIndex is not stored)."""
+        ``pandas`` metadata names (a RangeIndex is not stored). Every public
+        read passes its ``columns`` here: an iterable is read once, as a list."""
+        columns = column_names(columns)
         if columns is None or not use_pandas_metadata:
             return columns
         try:
@@ -297,10 +299,9 @@ class ParquetFile:
 
     # ------------------------------------------------------------------
     def _projection(self, columns: Sequence[str] | None) -> Schema:
+        columns = column_names(columns)
         if columns is None:
             return self.schema
-        if isinstance(columns, str):
-            raise TypeError("columns must be a list of names, not a string")
         leaves: list[tuple[str, ...]] = []
         for name in columns:
             matched = [leaf.path for leaf in self.schema.leaves
@@ -501,6 +502,20 @@ def _stored_bytes(groups: list[Any], column: int) -> int | None:
             return None
         total += max(meta.total_compressed_size, 0)
     return total
+
+
+def column_names(columns: Iterable[str] | None) -> list[str] | None:
+    """A ``columns`` argument as a list of names (an iterator is consumed once;
+    None selects every column). TypeError for a string or a name that is not one."""
+    if columns is None:
+        return None
+    if isinstance(columns, (str, bytes)):
+        raise TypeError("columns must be a list of names, not a string")
+    names = list(columns)
+    for name in names:
+        if not isinstance(name, str):
+            raise TypeError(f"column names must be strings, got {name!r}")
+    return names
 
 
 def _join(parts: list[Array], buffer: np.ndarray | None) -> Array:

@@ -337,3 +337,9 @@ def test_partitioned_tables_keep_the_reading_options(tmp_path):
     for name in ("s", "t"):
         assert ours.schema.field(name).type == theirs.schema.field(name).type
         assert ours.column(name).to_pylist() == theirs.column(name).to_pylist()
+
+
+def test_a_folder_takes_columns_as_any_iterable_of_names(tmp_path):
+    pq.write_table(pa.table({"id": [1], "name": ["a"]}), tmp_path / "a.parquet")
+    assert pc.read_table(tmp_path, columns=(c for c in ["name"])).column_names == ["name"]
+    assert pc.ParquetDataset(tmp_path).read(columns=iter(["id"])).column_names == ["id"]

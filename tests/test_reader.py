@@ -626,3 +626,16 @@ def test_a_row_group_that_does_not_fit_in_memory_is_a_resource_limit_error(monke
     with pytest.raises(ResourceLimitError, match="does not fit in memory") as caught:
         reader.read_table(sink.getvalue())
     assert caught.value.context.get("row_group") == 0
+
+
+def test_columns_may_be_any_iterable_of_names():
+    sink = io.BytesIO()
+    pq.write_table(pa.table({"id": [1, 2], "name": ["a", "b"], "x": [1.0, 2.0]}), sink, row_group_size=1)
+    data = sink.getvalue()
+    assert reader.read_table(data, columns=(c for c in ["id", "name"])).column_names == ["id", "name"]
+    pf = reader.ParquetFile(data)
+    assert [t.column_names for t in pf.iter_batches(batch_size=1, columns=iter(["name"]))] == [["name"], ["name"]]
+    assert pf.read_row_group(0, columns=iter(["x"])).column_names == ["x"]
+    for wrong in ([0], [None], [b"id"], "id"):
+        with pytest.raises(TypeError, match="names"):
+            reader.read_table(data, columns=wrong)
