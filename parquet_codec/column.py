@@ -101,7 +101,10 @@ def chunk_range(meta: ColumnMetaData, file_size: int, *, padding: int = 0) -> tu
     if dictionary is not None and start is not None and 0 < dictionary < start:
         start = dictionary
     length = meta.total_compressed_size
-    if start is None or length is None or start < 4 or length < 0 or start + length > file_size:
+    if start is None or length is None:
+        missing = "data_page_offset" if start is None else "total_compressed_size"
+        raise CorruptFileError(f"column chunk metadata lacks its {missing}", file_offset=start)
+    if start < 4 or length < 0 or start + length > file_size:
         raise CorruptFileError(
             f"column chunk range {start}+{length} lies outside the file of {file_size} bytes", file_offset=start
         )
@@ -194,7 +197,9 @@ def _check_meta(meta: ColumnMetaData, leaf: SchemaNode) -> None:
             f"column chunk has type {Type._VALUES_TO_NAMES.get(meta.type, meta.type)}, the schema says "
             f"{Type._VALUES_TO_NAMES.get(leaf.physical_type)}"
         )
-    if meta.num_values is None or meta.num_values < 0:
+    if meta.num_values is None:
+        raise CorruptFileError("column chunk metadata lacks its num_values")
+    if meta.num_values < 0:
         raise CorruptFileError(f"column chunk declares {meta.num_values} values")
 
 

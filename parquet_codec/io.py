@@ -66,11 +66,15 @@ class FileSource(ByteSource):
 
     def _read(self, offset: int, length: int) -> memoryview:
         reserve(length, f"a read of {length} bytes at offset {offset}")
+        if self._owned and self._handle.closed:
+            raise ValueError(f"{self.name} is closed: open the file again to read it")
         if self._fd is not None and self._owned:
             data = os.pread(self._fd, length, offset)
         else:
             self._handle.seek(offset)
             data = self._handle.read(length)
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise TypeError(f"{self.name} gives {type(data).__name__}, not bytes: open it in binary mode ('rb')")
         if len(data) != length:
             raise CorruptFileError(f"short read: {len(data)} of {length} bytes", file_offset=offset)
         return memoryview(data)

@@ -208,7 +208,8 @@ def _check_header(header: PageHeader, ordinal: int, offset: int) -> None:
     if sub is None:
         raise CorruptFileError(f"page header lacks its {expected}", page=ordinal, file_offset=offset)
     if sub.num_values is None or sub.num_values < 0:
-        raise CorruptFileError(f"page declares {sub.num_values} values", page=ordinal, file_offset=offset)
+        declared = "no count of" if sub.num_values is None else sub.num_values
+        raise CorruptFileError(f"page declares {declared} values", page=ordinal, file_offset=offset)
 
 
 def _level_count(header: PageHeader) -> int:

@@ -32,7 +32,13 @@ from parquet_codec.column import (
 )
 from parquet_codec.column_index import read_column_index
 from parquet_codec.encodings.plain import plain_dtype
-from parquet_codec.errors import DecryptionError, ParquetError, ResourceLimitError, SchemaError
+from parquet_codec.errors import (
+    CorruptFileError,
+    DecryptionError,
+    ParquetError,
+    ResourceLimitError,
+    SchemaError,
+)
 from parquet_codec.format.ttypes import ColumnIndex, ColumnMetaData, OffsetIndex
 from parquet_codec.io import ByteSource, Source, open_source
 from parquet_codec.levels import assemble, keep_dictionary
@@ -353,7 +359,7 @@ class ParquetFile:
                 exc.add_context(file=self._source.name, row_group=index, column=field.name)
                 raise
             if len(array) != group.num_rows:
-                raise ParquetError(
+                raise CorruptFileError(
                     f"column holds {len(array)} rows, the row group declares {group.num_rows}",
                     file=self._source.name, row_group=index, column=field.name,
                 )

@@ -41,3 +41,14 @@ def test_out_of_range_reads_are_corrupt_input(sources):
 def test_unknown_source_type():
     with pytest.raises(TypeError):
         open_source(42)
+
+
+def test_a_closed_file_and_a_text_file_are_named_as_such(tmp_path):
+    path = tmp_path / "data.bin"
+    path.write_bytes(b"0123456789")
+    source = open_source(str(path))
+    source.close()
+    with pytest.raises(ValueError, match="is closed"):
+        source.read(0, 4)
+    with open(path, encoding="latin-1") as text, pytest.raises(TypeError, match="binary mode"):
+        open_source(text).read(0, 4)

@@ -639,3 +639,31 @@ def test_columns_may_be_any_iterable_of_names():
     for wrong in ([0], [None], [b"id"], "id"):
         with pytest.raises(TypeError, match="names"):
             reader.read_table(data, columns=wrong)
+
+
+@pytest.mark.parametrize("field, message", [("num_values", "lacks its num_values"),
+                                            ("data_page_offset", "lacks its data_page_offset"),
+                                            ("total_compressed_size", "lacks its total_compressed_size")])
+def test_missing_chunk_metadata_is_named(field, message):
+    sink = io.BytesIO()
+    pq.write_table(pa.table({"a": [1, 2]}), sink, use_dictionary=False)
+
+    def drop(meta):
+        setattr(meta.row_groups[0].columns[0].meta_data, field, None)
+
+    with pytest.raises(ParquetError, match=message) as caught:
+        reader.read_table(rewrite_footer(sink.getvalue(), drop))
+    assert "None" not in str(caught.value)
+
+
+def test_a_column_of_other_than_the_declared_rows_is_corrupt():
+    from parquet_codec.errors import CorruptFileError
+
+    sink = io.BytesIO()
+    pq.write_table(pa.table({"a": [1, 2]}), sink)
+
+    def more_rows(meta):
+        meta.row_groups[0].num_rows = 3
+
+    with pytest.raises(CorruptFileError, match="row group declares 3"):
+        reader.read_table(rewrite_footer(sink.getvalue(), more_rows))
