@@ -148,6 +148,8 @@ def expand_paths(paths: Sequence[str]) -> list[str]:
                 dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))
                 found.extend(os.path.join(folder, f) for f in files
                              if not f.startswith((".", "_")) and f.endswith((".parquet", ".parq", ".encrypted")))
+            if not found:
+                raise UsageError(f"{path}: no Parquet files (*.parquet, *.parq, *.encrypted) in this folder")
             out.extend(sorted(found))
         else:
             out.append(path)

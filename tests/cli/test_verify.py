@@ -172,3 +172,9 @@ def test_quiet_prints_nothing_for_clean_files(quiet, tmp_path):
     write_sample(tmp_path / "a.parquet")
     result = run("verify", "-q", tmp_path)
     assert result.code == 0 and result.out == "" and result.err == ""
+
+
+def test_a_folder_without_parquet_files_is_an_error(tmp_path):
+    (tmp_path / "notes.txt").write_text("nothing here")
+    result = run("verify", tmp_path)
+    assert result.code == 1 and "no Parquet files" in result.err and result.out == ""
