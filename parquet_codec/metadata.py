@@ -91,6 +91,9 @@ class FileMetadata:
 
     def row_group(self, index: int) -> RowGroup:
         """The RowGroup struct ``index``, decoded on first use."""
+        if isinstance(index, bool) or not hasattr(index, "__index__"):
+            raise TypeError(f"a row group index is an integer, not {index!r}")
+        index = index.__index__()
         if not 0 <= index < self.num_row_groups:
             raise IndexError(f"row group {index} out of range 0..{self.num_row_groups - 1}")
         group = self._row_groups.get(index)

@@ -101,7 +101,7 @@ class ParquetFile:
             coerce_int96_timestamp_unit=coerce_int96_timestamp_unit, arrow_extensions_enabled=arrow_extensions_enabled)
         self._source: ByteSource = open_source(source, filesystem)
         self.verify_checksums = verify_checksums
-        self.memory_limit = memory_limit
+        self.memory_limit = _memory_limit(memory_limit)
         self._decryptors: dict[tuple[int, int], Any] = {}  # (row group, leaf) -> ColumnChunkDecryptor | None
         self._closed = False
         try:
@@ -258,6 +258,8 @@ class ParquetFile:
         the next batch are copied, so the row group they came from is
         released first. With ``filters``, only matching rows (row groups
         without any are skipped)."""
+        if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)):
+            raise TypeError(f"batch_size must be an integer, not {batch_size!r}")
         if batch_size <= 0:
             raise ValueError(f"batch_size must be positive, got {batch_size}")
         indices = range(self.num_row_groups) if row_groups is None else row_groups
@@ -508,6 +510,17 @@ def _stored_bytes(groups: list[Any], column: int) -> int | None:
             return None
         total += max(meta.total_compressed_size, 0)
     return total
+
+
+def _memory_limit(limit: object) -> int | None:
+    """``memory_limit`` as whole bytes: None, or a number that is neither negative nor NaN."""
+    if limit is None:
+        return None
+    if isinstance(limit, bool) or not isinstance(limit, (int, float, np.integer, np.floating)):
+        raise TypeError(f"memory_limit is a number of bytes, not {limit!r}")
+    if not limit >= 0 or limit == float("inf"):
+        raise ValueError(f"memory_limit must be a finite number of bytes >= 0, not {limit!r}")
+    return int(limit)
 
 
 def column_names(columns: Iterable[str] | None) -> list[str] | None:

@@ -667,3 +667,20 @@ def test_a_column_of_other_than_the_declared_rows_is_corrupt():
 
     with pytest.raises(CorruptFileError, match="row group declares 3"):
         reader.read_table(rewrite_footer(sink.getvalue(), more_rows))
+
+
+def test_arguments_of_the_wrong_kind_are_named():
+    sink = io.BytesIO()
+    pq.write_table(pa.table({"a": [1, 2]}), sink, row_group_size=1)
+    pf = reader.ParquetFile(sink.getvalue())
+    for groups in ([1.0], ["0"], [True]):
+        with pytest.raises(TypeError, match="row group index is an integer"):
+            pf.read_row_groups(groups)
+    assert pf.read_row_groups([np.int64(1)]).to_pydict() == {"a": [2]}
+    for size, error in ((1.5, TypeError), (True, TypeError), (0, ValueError)):
+        with pytest.raises(error, match="batch_size"):
+            next(pf.iter_batches(batch_size=size))
+    for limit, error in ((float("nan"), ValueError), ("1GB", TypeError), (-1, ValueError), (True, TypeError)):
+        with pytest.raises(error, match="memory_limit"):
+            reader.ParquetFile(sink.getvalue(), memory_limit=limit)
+    assert reader.ParquetFile(sink.getvalue(), memory_limit=1e9).memory_limit == 10**9
