@@ -33,7 +33,13 @@ from parquet_codec.encodings.dictionary import IndexPages, gather_append
 from parquet_codec.encodings.plain import decode_plain_into, plain_byte_array_ranges, plain_dtype
 from parquet_codec.encodings.prefix_strip import strip_prefixes
 from parquet_codec.encodings.rle_batch import decode_streams
-from parquet_codec.errors import CorruptFileError, DecodingError, ParquetError, UnsupportedError
+from parquet_codec.errors import (
+    CorruptFileError,
+    DecodingError,
+    DecryptionError,
+    ParquetError,
+    UnsupportedError,
+)
 from parquet_codec.format.ttypes import (
     ColumnChunk,
     ColumnMetaData,
@@ -127,7 +133,7 @@ def read_column_chunk(
     meta = chunk.meta_data if decryptor is None else decryptor.metadata
     if meta is None:
         if chunk.crypto_metadata is not None or chunk.encrypted_column_metadata is not None:
-            raise UnsupportedError("column is encrypted: decryption properties are required")
+            raise DecryptionError("column is encrypted: decryption properties are required")
         raise CorruptFileError("column chunk has no metadata")
     _check_meta(meta, leaf)
     if meta.num_values == 0:  # nothing to read; some writers leave the offsets at 0

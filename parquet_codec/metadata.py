@@ -12,7 +12,7 @@ import re
 import struct
 from functools import cached_property
 
-from parquet_codec.errors import CorruptFileError, MetadataError, UnsupportedError
+from parquet_codec.errors import CorruptFileError, DecryptionError, MetadataError
 from parquet_codec.format.ttypes import FileMetaData, RowGroup
 from parquet_codec.io import ByteSource
 from parquet_codec.thrift_io import StructReader
@@ -140,7 +140,7 @@ def read_footer(source: ByteSource, decryption: object | None = None) -> FileMet
     tail = source.read(size - tail_len, tail_len)
     magic = bytes(tail[-4:])
     if magic == ENCRYPTED_MAGIC and decryption is None:
-        raise UnsupportedError("file has an encrypted footer (PARE): decryption properties are required")
+        raise DecryptionError("file has an encrypted footer (PARE): decryption properties are required")
     if magic not in (MAGIC, ENCRYPTED_MAGIC):
         raise CorruptFileError(f"file does not end with the Parquet magic (found {magic!r})", file_offset=size - 4)
     if bytes(source.read(0, 4)) != magic:

@@ -8,7 +8,12 @@ import struct
 import pytest
 
 from parquet_codec import thrift_io
-from parquet_codec.errors import CorruptFileError, MetadataError, ParquetError, UnsupportedError
+from parquet_codec.errors import (
+    CorruptFileError,
+    DecryptionError,
+    MetadataError,
+    ParquetError,
+)
 from parquet_codec.format.ttypes import FileMetaData
 from parquet_codec.io import open_source
 from parquet_codec.metadata import FileMetadata, read_footer
@@ -65,7 +70,7 @@ def test_sources_agree():
         (lambda d: b"XXXX" + d[4:], CorruptFileError),
         (lambda d: d[:-8] + struct.pack("<I", len(d)) + b"PAR1", CorruptFileError),
         (lambda d: d[:-8] + struct.pack("<I", 2**32 - 1) + b"PAR1", CorruptFileError),
-        (lambda d: d[:-4] + b"PARE", UnsupportedError),
+        (lambda d: d[:-4] + b"PARE", DecryptionError),  # no keys given
         (lambda d: b"PAR1", CorruptFileError),
     ],
 )

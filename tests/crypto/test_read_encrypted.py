@@ -25,7 +25,7 @@ from parquet_codec.crypto import (
     FileEncryptionProperties,
     InMemoryKms,
 )
-from parquet_codec.errors import DecryptionError, UnsupportedError
+from parquet_codec.errors import DecryptionError
 from parquet_codec.format.ttypes import ColumnIndex, OffsetIndex
 from parquet_codec.thrift_io import deserialize
 from tests.conftest import CORPUS_DATA, requires_corpus
@@ -163,7 +163,7 @@ def test_wrong_or_missing_keys():
     assert pc.read_table(path, ["int32_field"], decryption=only_footer).num_rows == 50
     with pytest.raises(DecryptionError, match="no key for the column 'float_field'"):
         pc.read_table(path, ["float_field"], decryption=only_footer)
-    with pytest.raises(UnsupportedError, match="encrypted footer"):
+    with pytest.raises(DecryptionError, match="encrypted footer"):  # as a column without its key
         pc.read_table(path)
 
 
