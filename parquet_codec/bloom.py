@@ -168,6 +168,21 @@ def hash_values(values: object, physical_type: int, *, type_length: int | None =
     raise UnsupportedError(f"bloom filters are not defined for physical type {physical_type}")
 
 
+def value_hashes(values: Iterable[object], info: LogicalInfo) -> np.ndarray:
+    """The hashes :meth:`Sbbf.might_contain_any` looks up for Python values of
+    a column's logical type (no None among them), all converted and hashed in
+    one pass; -0.0 and +0.0 are equal values with different bytes, so a float
+    zero is looked up as both. Raises as ``from_pylist`` does for a value the
+    column cannot hold."""
+    items = list(values)
+    if info.kind in ("float", "float16"):
+        items += [-v for v in items if v == 0]
+    if not items:
+        return np.zeros(0, dtype=np.uint64)
+    physical = from_pylist(items, info)
+    return hash_values(physical, info.physical_type, type_length=info.type_length)
+
+
 def _valid_values(array: Array) -> object:
     """The non-null values of a physical array, in the representation hash_values takes."""
     keep = None if array.validity is None else np.flatnonzero(array.validity)
@@ -323,13 +338,7 @@ class Sbbf:
         items = list(values)
         if any(v is None for v in items):
             return True
-        if info.kind in ("float", "float16"):
-            # -0.0 and +0.0 are equal values with different bytes: look for both.
-            items += [-v for v in items if v == 0]
-        if not items:
-            return False
-        physical = from_pylist(items, info)
-        return bool(self.check_values(physical, info.physical_type, type_length=info.type_length).any())
+        return bool(self.check_hashes(value_hashes(items, info)).any())
 
     # Serialization ("File Format") ---------------------------------------
     def header(self) -> BloomFilterHeader:
@@ -558,5 +567,6 @@ __all__ = [
     "hash_values",
     "optimal_num_bytes",
     "read_bloom_filter",
+    "value_hashes",
     "xxh64_rows",
 ]

@@ -18,6 +18,13 @@ holding NaN and -0.0 is not in {0.0}, while ``==`` is IEEE equality. One
 deliberate difference: ``(col, "==", None)`` means ``is null`` and
 ``(col, "!=", None)`` ``is not null`` (pyarrow matches nothing for both);
 ``"is null"`` / ``"is not null"`` are accepted as operators too.
+
+The values of ``in`` / ``not in`` are converted once per predicate and column
+type, whatever their number, and cached on the predicate (:func:`set_values`,
+:func:`literal_keys`, :class:`~parquet_codec.column_index.ValueSet`, bloom
+filter hashes): every level then decides with array operations (binary
+searches over sorted keys, ``np.isin``, one hashing pass), never one value at
+a time.
 """
 
 from __future__ import annotations
@@ -25,12 +32,13 @@ from __future__ import annotations
 import datetime as _dt
 import math
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import TypeVar
 
 import numpy as np
 
-from parquet_codec.bloom import Sbbf
+from parquet_codec.bloom import Sbbf, value_hashes
 from parquet_codec.column_index import (
     EQ,
     GE,
@@ -43,7 +51,10 @@ from parquet_codec.column_index import (
     NE,
     NOT_IN,
     PageBounds,
+    SetValues,
+    ValueSet,
     has_order,
+    plain_number,
     value_key,
 )  # fmt: skip
 from parquet_codec.decimals import floor_unscaled
@@ -58,6 +69,7 @@ COMPARISONS = (EQ, NE, LT, LE, GT, GE)
 _ALIASES = {"=": EQ}
 _ACCEPTED = COMPARISONS + (IN, NOT_IN, IS_NULL, IS_NOT_NULL, "=")
 _CONVERSION_ERRORS = (ParquetError, ValueError, TypeError, OverflowError, ArithmeticError)
+_T = TypeVar("_T")
 
 
 # ---------------------------------------------------------------- the model
@@ -72,6 +84,8 @@ class Predicate:
     column: str
     op: str
     value: object = None
+    # Conversions of an in / not in set, made once per column type (see cached()).
+    _cache: dict = field(default_factory=dict, init=False, repr=False, compare=False, hash=False)
 
     def __str__(self) -> str:
         if self.op in (IS_NULL, IS_NOT_NULL):
@@ -254,6 +268,12 @@ def _check_value(predicate: Predicate, info: LogicalInfo) -> None:
         return
     if op in (LT, LE, GT, GE) and info.kind in ("interval", "null"):
         raise SchemaError(f"filter {predicate}: {info.kind} values have no order")
+    if op in (IN, NOT_IN):
+        try:
+            set_literal_keys(predicate, info)
+            return
+        except _CONVERSION_ERRORS:
+            pass  # the loop below names the first value that cannot be compared
     values = predicate.value if op in (IN, NOT_IN) else (predicate.value,)
     for value in values:
         if value is None:
@@ -295,6 +315,81 @@ def literal_key(value: object, info: LogicalInfo) -> tuple[object, bool]:
     if info.kind in ("string", "json") and not isinstance(value, str):
         raise SchemaError(f"{value!r} is not a str")
     return value_key(value, info)
+
+
+def cached(predicate: Predicate, key: object, make: Callable[[], _T]) -> _T:
+    """``make()``, made once per predicate and ``key`` (conversions of its set of values)."""
+    cache = predicate._cache
+    if key not in cache:
+        cache[key] = make()
+    return cache[key]
+
+
+def set_values(predicate: Predicate) -> SetValues:
+    """The values of an ``in`` / ``not in`` predicate, grouped by type (made once)."""
+    return cached(predicate, "values", lambda: SetValues(predicate.value))
+
+
+def set_literal_keys(predicate: Predicate, info: LogicalInfo) -> list[tuple[list, np.ndarray | None]]:
+    """:func:`literal_keys` of an ``in`` / ``not in`` predicate's values for a column of ``info`` (made once)."""
+    return cached(predicate, ("literal", info), lambda: literal_keys(set_values(predicate), info))
+
+
+def literal_keys(values: SetValues, info: LogicalInfo) -> list[tuple[list, np.ndarray | None]]:
+    """:func:`literal_key` of every value of a set (None aside), one batch per
+    Python type: per group, the keys (numpy scalars as Python numbers) and
+    which are exact (None: all are). Raises as literal_key does when a value
+    cannot be compared (for one such value, not necessarily the first)."""
+    out: list[tuple[list, np.ndarray | None]] = []
+    for kind, group in values.groups.items():
+        if info.kind == "decimal":
+            out.append(_decimal_keys(kind, group, info))
+            continue
+        _check_kinds(kind, group, info)
+        how = plain_number(kind, info)
+        if how == "self":
+            out.append((_as_python(kind, group), None))
+        elif how == "float":
+            out.append(([float(v) for v in group], None))
+        else:
+            keys, exact, failed = values.value_keys(kind, info)
+            if failed.any():
+                bad = group[int(np.flatnonzero(failed)[0])]
+                literal_key(bad, info)  # raises its error
+                raise SchemaError(f"{bad!r} cannot be stored in the column")
+            out.append((keys.tolist(), exact))
+    return out
+
+
+def _check_kinds(kind: type, group: list, info: LogicalInfo) -> None:
+    """literal_key's checks of a value's type, for a group of values of one type."""
+    not_number = not issubclass(kind, (int, float, Decimal, np.number)) or issubclass(kind, np.timedelta64)
+    bad = group[0] if (info.kind in ("int", "float", "float16") and not_number
+                       or info.kind in ("string", "json") and not issubclass(kind, str)) else None
+    if info.kind == "timestamp" and issubclass(kind, _dt.datetime):
+        bad = next((v for v in group if (v.tzinfo is not None and v.utcoffset() is not None) != info.utc), None)
+    if bad is not None:
+        literal_key(bad, info)  # raises its error
+
+
+def _as_python(kind: type, group: list) -> list:
+    """Numbers as Python numbers (numpy scalars converted exactly)."""
+    if not issubclass(kind, np.generic):
+        return group
+    if issubclass(kind, (np.integer, np.floating)) and np.dtype(kind).itemsize <= 8:
+        return np.array(group, dtype=kind).tolist()
+    return [v.item() for v in group]
+
+
+def _decimal_keys(kind: type, group: list, info: LogicalInfo) -> tuple[list, np.ndarray | None]:
+    if kind is int and info.scale is not None and info.scale >= 0 and group:
+        digits = max(info.precision, 3 * (info.type_length or 32))
+        limit = 10 ** max(digits - info.scale, 0)
+        if -limit < min(group) and max(group) < limit:  # no digit beyond the column's: exact
+            scale = 10**info.scale
+            return [v * scale for v in group], None
+    pairs = [_decimal_key(v, info) for v in group]
+    return [k for k, _ in pairs], np.array([e for _, e in pairs], dtype=bool)
 
 
 def _decimal_key(value: object, info: LogicalInfo) -> tuple[int, bool]:
@@ -351,15 +446,19 @@ def chunk_bounds(meta: ColumnMetaData, info: LogicalInfo, trusted: bool) -> Page
 def bounds_match(bounds: PageBounds, predicate: Predicate) -> np.ndarray:
     """Per page (or chunk), whether it may hold a row matching ``predicate``.
     Adds pyarrow's set semantics to :meth:`PageBounds.might_match`: NaN is
-    ``in`` a set holding NaN, and a null is ``not in`` a set without None."""
+    ``in`` a set holding NaN, and a null is ``not in`` a set without None.
+    A set's values become a :class:`ValueSet` once per column type."""
     op, value = predicate.op, predicate.value
-    if op == IN and any(_is_nan(v) for v in value):
+    if op not in (IN, NOT_IN):
+        return bounds.might_match(op, value)
+    values = set_values(predicate)
+    if op == IN and values.has_nan:
         return np.ones(len(bounds), dtype=bool)  # NaN is never a bound
-    if op == NOT_IN:
-        values = [v for v in value if not _is_nan(v)]
-        result = bounds.might_match(NOT_IN, values)
-        return result if None in values else result | bounds.might_match(IS_NULL)
-    return bounds.might_match(op, list(value) if op == IN else value)
+    keys = cached(predicate, ("bounds", bounds.info), lambda: ValueSet(values.without_nan(), bounds.info))
+    result = bounds.might_match(op, keys)
+    if op == NOT_IN and not values.has_null:
+        result = result | bounds.might_match(IS_NULL)
+    return result
 
 
 def _is_nan(value: object) -> bool:
@@ -390,13 +489,29 @@ def bloom_might_match(predicate: Predicate, bloom: Sbbf | None) -> bool:
     """Level (b): False only when the filter proves every value absent."""
     if bloom is None or not uses_bloom_filter(predicate):
         return True
-    values = predicate.value if predicate.op == IN else (predicate.value,)
-    if any(v is None or _is_nan(v) for v in values):
-        return True  # filters record neither nulls nor a canonical NaN
-    try:
-        return bloom.might_contain_any(values)
-    except _CONVERSION_ERRORS:
+    if predicate.op == EQ:
+        if predicate.value is None or _is_nan(predicate.value):
+            return True  # filters record neither nulls nor a canonical NaN
+        try:
+            return bloom.might_contain_any((predicate.value,))
+        except _CONVERSION_ERRORS:
+            return True
+    values = set_values(predicate)
+    if values.has_null or values.has_nan:
         return True
+    hashes = cached(predicate, ("bloom", bloom.info), lambda: _set_hashes(predicate.value, bloom.info))
+    return hashes is None or bool(bloom.check_hashes(hashes).any())
+
+
+def _set_hashes(values: Iterable[object], info: LogicalInfo | None) -> np.ndarray | None:
+    """The bloom filter hashes of a set's values, all in one pass; None when
+    some value cannot be hashed as the column's type (the filter is not used)."""
+    if info is None:
+        return None
+    try:
+        return value_hashes(values, info)
+    except _CONVERSION_ERRORS:
+        return None
 
 
 # ---------------------------------------------------------------- (c) page index
@@ -422,7 +537,7 @@ def page_index_rows(predicate: Predicate, ref: ColumnRef, column_index: ColumnIn
 
 
 __all__ = [
-    "COMPARISONS", "ColumnRef", "Filter", "Predicate", "bind", "bloom_might_match", "bounds_match",
-    "chunk_bounds", "literal_key", "page_index_rows", "parse_filters", "statistics_might_match",
-    "trust_bounds", "uses_bloom_filter",
+    "COMPARISONS", "ColumnRef", "Filter", "Predicate", "bind", "bloom_might_match", "bounds_match", "cached",
+    "chunk_bounds", "literal_key", "literal_keys", "page_index_rows", "parse_filters", "set_literal_keys",
+    "set_values", "statistics_might_match", "trust_bounds", "uses_bloom_filter",
 ]

@@ -8,11 +8,19 @@ bytes as their unscaled integers. The filter value is converted once into the
 same key (:func:`parquet_codec.predicate.literal_key`). Nulls come from the
 definition levels: a slot is null below the leaf's max definition level (a
 null struct makes its fields null too).
+
+Set membership (``in`` / ``not in``) converts the set once per column
+(:class:`_Members`, cached on the predicate, members sorted) and tests every
+value at once with a binary search (``np.isin`` without sorting the members
+again): numbers, and byte strings of each length packed into uint64 or
+fixed-width void values, whatever the size of the set.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import TypeVar
 
 import numpy as np
 
@@ -20,11 +28,10 @@ from parquet_codec import decimals
 from parquet_codec.arrays import Array, BinaryArray, take
 from parquet_codec.column_index import EQ, GE, GT, IN, IS_NOT_NULL, IS_NULL, LE, LT, NE, NOT_IN
 from parquet_codec.levels import LeafData
-from parquet_codec.predicate import ColumnRef, Predicate, literal_key
-from parquet_codec.types import LogicalInfo, from_pylist, to_logical
+from parquet_codec.predicate import ColumnRef, Predicate, cached, literal_key, set_literal_keys, set_values
+from parquet_codec.types import LogicalInfo, byte_values, from_pylist, to_logical
 
-# Sets larger than this are matched through a Python set instead of one pass per member.
-_SMALL_SET = 16
+_T = TypeVar("_T")
 
 
 class _Bytes:
@@ -122,44 +129,159 @@ def _is_nan(value: object) -> bool:
     return isinstance(value, (float, np.floating)) and math.isnan(value)
 
 
-def _member(keys: np.ndarray | _Bytes, values: tuple, info: LogicalInfo) -> np.ndarray:
-    """Whether each value is one of ``values`` (NaN is a member of a set holding NaN)."""
-    out = np.zeros(len(keys), dtype=bool)
-    members = []
-    for value in values:
-        if value is None:
-            continue
-        if _is_nan(value):
-            if isinstance(keys, np.ndarray) and keys.dtype.kind == "f":
-                out |= np.isnan(keys)
-            continue
-        key, exact = _key(value, info)
-        if exact:
-            members.append(key)
-    if isinstance(keys, np.ndarray) and keys.dtype.kind == "f" and any(k == 0 for k in members):
-        # Set membership is by value as stored, as in pyarrow's is_in: -0.0 is not in {0.0}.
-        zeros = [k for k in members if k == 0]
-        members = [k for k in members if k != 0]
-        for key in zeros:
-            out |= (keys == 0) & (np.signbit(keys) == (math.copysign(1.0, key) < 0))
-    if len(members) <= _SMALL_SET:
-        for key in members:
-            out |= _compare(keys, EQ, key, True)
-        return out
+class _Members:
+    """The exact keys of an ``in`` / ``not in`` set, converted once for one
+    column (keys as :func:`_key` makes them; inexact ones are members of no
+    column), and prepared per kind of column keys for vectorized tests."""
+
+    def __init__(self, predicate: Predicate, info: LogicalInfo) -> None:
+        values = set_values(predicate)
+        self.nan = values.has_nan
+        self.keys: list = []
+        for group in values.without_nan().groups.values():
+            if info.kind == "int96":
+                self.keys += to_logical(from_pylist(group, info), info).values.tolist()
+            elif info.kind in ("fixed_binary", "uuid", "interval"):
+                self.keys += byte_values(from_pylist(group, info))
+        if info.kind not in ("int96", "fixed_binary", "uuid", "interval"):
+            for keys, exact in set_literal_keys(predicate, info):
+                self.keys += keys if exact is None else [k for k, e in zip(keys, exact.tolist(), strict=True) if e]
+        self._prepared: dict[object, object] = {}
+
+    def prepared(self, key: object, make: Callable[[], _T]) -> _T:
+        """``make()``, once per kind of column keys."""
+        if key not in self._prepared:
+            self._prepared[key] = make()
+        return self._prepared[key]  # type: ignore[return-value]
+
+
+def _member(keys: np.ndarray | _Bytes, predicate: Predicate, info: LogicalInfo) -> np.ndarray:
+    """Whether each value is in the predicate's set (NaN is a member of a set holding NaN)."""
+    members = cached(predicate, ("rows", info), lambda: _Members(predicate, info))
     if isinstance(keys, _Bytes):
-        wanted = set(members)
-        return out | np.fromiter((k in wanted for k in keys.to_list()), dtype=bool, count=len(keys))
-    if keys.dtype == object:
-        wanted = set(members)
-        return out | np.fromiter((k in wanted for k in keys.tolist()), dtype=bool, count=len(keys))
-    return out | np.isin(keys, np.array(members, dtype=keys.dtype if keys.dtype.kind == "f" else None))
+        out, others = _bytes_member(keys, members)
+    elif keys.dtype == object:
+        out, others = _object_member(keys, members)
+    else:
+        out, others = _number_member(keys, members)
+    for key in others:  # keys of unusual types, compared as one literal
+        out |= _compare(keys, EQ, key, True)
+    return out
+
+
+def _split(keys: list, *types: type) -> tuple[list, list]:
+    """(keys of exactly these types, the rest)."""
+    if set(map(type, keys)) <= set(types):
+        return keys, []
+    wanted = set(types)
+    return [k for k in keys if type(k) in wanted], [k for k in keys if type(k) not in wanted]
+
+
+def _number_member(keys: np.ndarray, members: _Members) -> tuple[np.ndarray, list]:
+    """Numbers compare as numpy compares a number column with a Python int
+    (exactly) or float (as float64); set membership is by value as stored,
+    as in pyarrow's is_in: -0.0 is not in {0.0}, NaN is in {NaN}."""
+    ints, floats, zero_signs, others = members.prepared(("numbers", keys.dtype),
+                                                        lambda: _numbers(members.keys, keys.dtype))
+    out = _isin(keys, ints)
+    if keys.dtype.kind == "f":
+        if members.nan:
+            out |= np.isnan(keys)
+        for negative in zero_signs:
+            out |= (keys == 0) & (np.signbit(keys) == negative)
+    if len(floats):
+        out |= _isin(keys.astype(np.float64, copy=False), floats)
+    return out, others
+
+
+def _isin(values: np.ndarray, members: np.ndarray) -> np.ndarray:
+    """``np.isin(values, members)`` for members sorted once: a binary search per value."""
+    if not len(members) or not len(values):
+        return np.zeros(len(values), dtype=bool)
+    at = np.minimum(np.searchsorted(members, values), len(members) - 1)
+    return members[at] == values
+
+
+def _numbers(keys: list, dtype: np.dtype) -> tuple[np.ndarray, np.ndarray, list[bool], list]:
+    """Members as sorted arrays: (those compared exactly in ``dtype``, those
+    compared as float64, the signs of the zeros among the floats of a float
+    column - compared by sign, the rest)."""
+    ints, rest = _split(keys, int)
+    floats, others = _split(rest, float)
+    if dtype.kind == "f":  # an int compares as the float it converts to (OverflowError beyond any float)
+        as_float = np.array(ints + floats, dtype=np.float64)
+        zeros = as_float == 0
+        signs = sorted(set(np.signbit(as_float[zeros]).tolist()))
+        return np.zeros(0, dtype=dtype), np.sort(as_float[~zeros & ~np.isnan(as_float)]), signs, others
+    limits = np.iinfo(dtype)
+    try:
+        exact = np.array(ints, dtype=dtype)
+    except OverflowError:  # beyond the column's type: equal to none of its values
+        exact = np.array([k for k in ints if limits.min <= k <= limits.max], dtype=dtype)
+    as_float = np.array(floats, dtype=np.float64)
+    return np.sort(exact), np.sort(as_float[~np.isnan(as_float)]), [], others
+
+
+def _object_member(keys: np.ndarray, members: _Members) -> tuple[np.ndarray, list]:
+    """Unscaled decimals (Python ints): np.isin when they fit in 64 bits, else a set lookup."""
+    try:
+        small = keys.astype(np.int64)
+    except (OverflowError, TypeError, ValueError):
+        wanted = members.prepared("objects", lambda: set(members.keys))
+        return np.fromiter((k in wanted for k in keys.tolist()), dtype=bool, count=len(keys)), []
+    exact, floats, _, others = members.prepared("object ints", lambda: _numbers(members.keys, np.dtype(np.int64)))
+    out = _isin(small, exact)
+    if len(floats):
+        out |= _isin(keys.astype(np.float64), floats)
+    return out, others
+
+
+def _bytes_member(keys: _Bytes, members: _Members) -> tuple[np.ndarray, list]:
+    """Byte strings of each length among the members, packed as fixed-width
+    values (trailing NULs included) and tested with np.isin."""
+    by_length, others = members.prepared("bytes", lambda: _byte_members(members.keys))
+    out = np.zeros(len(keys), dtype=bool)
+    if not by_length:
+        return out, others
+    starts = keys.offsets[:-1]
+    lengths = keys.offsets[1:] - starts
+    for length in np.intersect1d(np.unique(lengths), np.array(list(by_length), dtype=np.int64)).tolist():
+        rows = np.flatnonzero(lengths == length)
+        if length == 0:
+            out[rows] = True
+            continue
+        window = np.lib.stride_tricks.sliding_window_view(keys.data, length)[starts[rows]]
+        out[rows] = _isin(_packed(window), by_length[length])
+    return out, others
+
+
+def _byte_members(keys: list) -> tuple[dict[int, np.ndarray], list]:
+    byte_keys, others = _split(keys, bytes)
+    groups: dict[int, list[bytes]] = {}
+    for k in byte_keys:
+        groups.setdefault(len(k), []).append(k)
+    packed = {}
+    for length, group in groups.items():
+        rows = np.frombuffer(b"".join(group), dtype=np.uint8).reshape(len(group), length)
+        packed[length] = np.sort(_packed(rows))
+    return packed, others
+
+
+def _packed(rows: np.ndarray) -> np.ndarray:
+    """``(n, L)`` bytes as n comparable scalars: uint64 up to 8 bytes, else void of width L."""
+    n, length = rows.shape
+    if length <= 8:
+        padded = np.zeros((n, 8), dtype=np.uint8)
+        padded[:, :length] = rows
+        return padded.view("<u8").reshape(n)
+    return np.ascontiguousarray(rows).view(np.dtype((np.void, length))).reshape(n)
 
 
 def values_match(predicate: Predicate, info: LogicalInfo, values: Array) -> np.ndarray:
     """``predicate`` on non-null physical ``values`` (a bool per value)."""
     keys = column_keys(values, info)
     if predicate.op in (IN, NOT_IN):
-        member = _member(keys, predicate.value, info)
+        member = _member(keys, predicate, info)
         return member if predicate.op == IN else ~member
     key, exact = _key(predicate.value, info)
     return _compare(keys, predicate.op, key, exact)

@@ -452,3 +452,108 @@ def test_a_time_span_is_not_a_number():
     for column in ("i", "f"):
         with pytest.raises(SchemaError, match="not a number"):
             pc.read_table(sink.getvalue(), filters=[(column, "<", np.timedelta64(1, "s"))])
+
+
+# ---------------------------------------------------------------- large in / not in sets
+
+BIG = 200_000
+
+
+@pytest.fixture(scope="module")
+def big_set_file(tmp_path_factory) -> str:
+    """Several row groups, small pages with a page index, a bloom filter on "k" (its
+    values spread over [0, 10**6) so that statistics rarely prune)."""
+    rng = np.random.default_rng(11)
+    n = 30_000
+    keys = rng.choice(10**6, n, replace=False).astype(np.int64)
+    floats = rng.integers(-500, 500, n) / 4
+    floats[rng.choice(n, 200)] = np.nan
+    floats[rng.choice(n, 200)] = -0.0
+    table = pa.table({
+        "k": keys,
+        "sk": np.sort(keys),
+        "s": pa.array([f"w{x}" for x in rng.integers(0, 50_000, n)], mask=rng.random(n) < 0.05),
+        "f": pa.array(floats, mask=rng.random(n) < 0.05),
+        "ts": pa.array(rng.integers(0, 10**6, n) * 1000, pa.timestamp("us")),
+        "d": pa.array([Decimal(int(x)).scaleb(-2) for x in rng.integers(-10**5, 10**5, n)], pa.decimal128(9, 2)),
+    })
+    path = str(tmp_path_factory.mktemp("big_sets") / "big.parquet")
+    pq.write_table(table, path, row_group_size=6000, data_page_size=4096, write_page_index=True,
+                   bloom_filter_options={"k": {"ndv": 6000, "fpp": 0.01}})
+    return path
+
+
+def _big_sets() -> dict[str, list]:
+    rng = np.random.default_rng(12)
+    ints = rng.choice(10**6, BIG, replace=False).tolist()
+    floats = (rng.integers(-2000, 2000, BIG) / 8).tolist() + [math.nan, 0.0]
+    return {
+        "ints": ints,
+        "few hits": [x * 2 + 1 for x in range(BIG)],  # odd keys below 400 000
+        "strings": [f"w{x}" for x in rng.integers(0, 10**6, BIG)],
+        "floats": floats,
+        "times": [dt.datetime(1970, 1, 1) + dt.timedelta(milliseconds=int(x)) for x in rng.integers(0, 10**6, BIG)],
+        "decimals": [Decimal(int(x)).scaleb(-2) for x in rng.integers(-10**5, 10**5, BIG)],
+    }
+
+
+BIG_SETS = _big_sets()
+BIG_FILTERS = [
+    ("k", "ints"), ("k", "few hits"), ("sk", "ints"), ("sk", "few hits"), ("s", "strings"), ("f", "floats"),
+    ("ts", "times"), ("d", "decimals"),
+]
+
+
+@pytest.mark.parametrize("op", ["in", "not in"])
+@pytest.mark.parametrize(("column", "values"), BIG_FILTERS, ids=[f"{c}-{v}" for c, v in BIG_FILTERS])
+def test_sets_of_200_000_values_give_pyarrows_rows(big_set_file, column, values, op):
+    filters = [(column, op, BIG_SETS[values])]
+    expected = pq.read_table(big_set_file, filters=filters)
+    ours = pc.read_table(big_set_file, filters=filters)
+    assert ours.num_rows == expected.num_rows
+    assert _normalize(ours.to_pylist()) == _normalize(expected.to_pylist())
+
+
+def test_large_sets_prune_by_bloom_filter_and_page_index(big_set_file):
+    from parquet_codec.bloom import value_hashes
+
+    absent = np.setdiff1d(np.arange(10**6), pq.read_table(big_set_file)["k"].to_numpy())[::4]
+    with pc.ParquetFile(big_set_file) as pf:
+        groups = range(pf.num_row_groups)
+        blooms = [pf.bloom_filter(i, "k") for i in groups]
+        # Values no filter reports (with 200 000 values, some would be false positives).
+        hashes = value_hashes(absent.tolist(), blooms[0].info)
+        absent = absent[~np.any([b.check_hashes(hashes) for b in blooms], axis=0)].tolist()
+        assert len(absent) > 100_000
+        plan = pf.plan([("k", "in", absent)])
+        assert plan.skipped_by("bloom filter") == pf.num_row_groups  # all inside the bounds, none stored
+        assert pf.read(filters=[("k", "in", absent)]).num_rows == 0
+        sorted_plan = pf.plan([("sk", "in", [int(x) for x in range(0, 20_000, 7)])])
+        assert sorted_plan.skipped_by("statistics") >= 4
+        assert sorted_plan.kept[0].columns[0].pages_kept < sorted_plan.kept[0].columns[0].pages
+
+
+def test_large_sets_are_not_matched_one_value_at_a_time(big_set_file, monkeypatch):
+    from parquet_codec import bloom, column_index, predicate, row_filter
+
+    calls = []
+
+    def counting(module, name):
+        original = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda *a, **k: calls.append(name) or original(*a, **k))
+
+    counting(column_index, "value_key")
+    counting(column_index.PageBounds, "_compare")
+    counting(predicate, "literal_key")
+    counting(row_filter, "literal_key")
+    counting(row_filter, "_key")
+    counting(row_filter, "_compare")
+    counting(bloom.Sbbf, "might_contain_any")
+    for column, values in (("k", "ints"), ("sk", "ints"), ("ts", "times"), ("s", "strings"), ("f", "floats")):
+        for op in ("in", "not in"):
+            table = pc.read_table(big_set_file, columns=[column], filters=[(column, op, BIG_SETS[values])])
+            assert table.num_rows > 0
+    assert calls == []
+    # A 10-value set takes the same path.
+    assert pc.read_table(big_set_file, filters=[("k", "in", BIG_SETS["ints"][:10])]).num_rows >= 0
+    assert calls == []

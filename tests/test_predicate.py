@@ -312,3 +312,57 @@ def test_take_rows_keeps_whole_records():
 def test_conversion_errors_are_parquet_errors():
     with pytest.raises(ParquetError):
         bind(parse_filters([("i", "in", ["a", 1])]), _schema())
+
+
+# ---------------------------------------------------------------- large sets
+
+
+def _member_reference(keys, values, info):
+    """Set membership one member at a time, as it was before sets were converted once."""
+    from parquet_codec import row_filter
+
+    out = np.zeros(len(keys), dtype=bool)
+    members = []
+    for value in values:
+        if value is None:
+            continue
+        if isinstance(value, (float, np.floating)) and math.isnan(value):
+            if isinstance(keys, np.ndarray) and keys.dtype.kind == "f":
+                out |= np.isnan(keys)
+            continue
+        key, exact = row_filter._key(value, info)
+        if exact:
+            members.append(key)
+    floats = isinstance(keys, np.ndarray) and keys.dtype.kind == "f"
+    for key in members:
+        if floats and isinstance(key, (int, float)) and key == 0:
+            out |= (keys == 0) & (np.signbit(keys) == (math.copysign(1.0, key) < 0))
+        else:
+            out |= row_filter._compare(keys, "==", key, True)
+    return out
+
+
+@pytest.mark.parametrize("name", ["int64", "int32", "int8", "uint32", "uint64", "float", "double", "float16", "bool",
+                                  "string", "binary", "fixed", "uuid", "dec32", "dec64", "decflba", "decbin", "ts_ms",
+                                  "ts_us_utc", "date", "int96"])
+def test_set_membership_of_rows_matches_one_comparison_per_member(name):
+    import random
+
+    from parquet_codec.row_filter import column_keys, values_match
+    from parquet_codec.types import from_pylist
+    from tests.test_column_index import INFOS, _candidates, _stored
+
+    info = INFOS[name]
+    rng = random.Random(name)
+    stored, candidates = _stored(name), _candidates(name)
+    for _ in range(40):
+        column = from_pylist([rng.choice(stored) for _ in range(rng.randint(0, 30))], info)
+        values = tuple(rng.choice(candidates) for _ in range(rng.randint(0, 12)))
+        try:
+            expected = _member_reference(column_keys(column, info), values, info).tolist()
+        except (ParquetError, ValueError, TypeError, OverflowError):  # some value cannot be compared
+            with pytest.raises((ParquetError, ValueError, TypeError, OverflowError)):
+                values_match(Predicate("x", "in", values), info, column)
+            continue
+        assert values_match(Predicate("x", "in", values), info, column).tolist() == expected, values
+        assert values_match(Predicate("x", "not in", values), info, column).tolist() == [not e for e in expected]
