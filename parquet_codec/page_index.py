@@ -27,13 +27,10 @@ from parquet_codec.column_index import (
     NOT_IN,
     OPS,
     PageBounds,
-    bound_keys,
     boundary_order,
     build_column_index,
-    has_order,
     read_column_index,
     validate_column_index,
-    value_key,
 )  # fmt: skip
 from parquet_codec.errors import MetadataError
 from parquet_codec.format.ttypes import ColumnChunk, ColumnIndex, OffsetIndex
@@ -50,6 +47,7 @@ from parquet_codec.offset_index import (
     rows_of_pages,
     validate_offset_index,
 )  # fmt: skip
+from parquet_codec.sort_keys import bound_keys, has_order, value_key
 from parquet_codec.types import LogicalInfo
 
 

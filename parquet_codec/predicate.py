@@ -21,7 +21,7 @@ deliberate difference: ``(col, "==", None)`` means ``is null`` and
 
 The values of ``in`` / ``not in`` are converted once per predicate and column
 type, whatever their number, and cached on the predicate (:func:`set_values`,
-:func:`literal_keys`, :class:`~parquet_codec.column_index.ValueSet`, bloom
+:func:`literal_keys`, :class:`~parquet_codec.value_sets.ValueSet`, bloom
 filter hashes): every level then decides with array operations (binary
 searches over sorted keys, ``np.isin``, one hashing pass), never one value at
 a time.
@@ -51,19 +51,16 @@ from parquet_codec.column_index import (
     NE,
     NOT_IN,
     PageBounds,
-    SetValues,
-    ValueSet,
-    has_order,
-    plain_number,
-    value_key,
 )  # fmt: skip
 from parquet_codec.decimals import floor_unscaled
 from parquet_codec.errors import ParquetError, SchemaError
 from parquet_codec.format.ttypes import BoundaryOrder, ColumnIndex, ColumnMetaData, OffsetIndex, Type
 from parquet_codec.offset_index import RowRanges, rows_of_pages
 from parquet_codec.schema import Schema, SchemaNode
+from parquet_codec.sort_keys import has_order, value_key
 from parquet_codec.statistics import SIGNED, sort_order
 from parquet_codec.types import LogicalInfo, logical_info
+from parquet_codec.value_sets import SetValues, ValueSet, plain_number
 
 COMPARISONS = (EQ, NE, LT, LE, GT, GE)
 _ALIASES = {"=": EQ}

@@ -33,7 +33,6 @@ from parquet_codec.cli.inspect import header_size, stat_bounds
 from parquet_codec.cli.progress import Progress
 from parquet_codec.cli.render import show_bound
 from parquet_codec.column import read_column_chunk
-from parquet_codec.column_index import bound_keys
 from parquet_codec.errors import ParquetError, UnsupportedError
 from parquet_codec.format.ttypes import PageType
 from parquet_codec.io import ByteSource
@@ -42,6 +41,7 @@ from parquet_codec.limits import memory_budget
 from parquet_codec.page import RawPage, iter_pages, verify_crc
 from parquet_codec.reader import ParquetFile
 from parquet_codec.schema import REPEATED
+from parquet_codec.sort_keys import bound_keys
 from parquet_codec.statistics import encode_bound, value_bounds
 from parquet_codec.types import LogicalInfo, logical_info
 
