@@ -26,7 +26,7 @@ from parquet_codec.format.ttypes import FieldRepetitionType, SchemaElement
 from parquet_codec.format.ttypes import Type as T
 from parquet_codec.nested import LIST, MAP, PRIMITIVE, STRUCT, Field
 from parquet_codec.predicate import Filter
-from parquet_codec.reader import ParquetFile
+from parquet_codec.reader import ParquetFile, read_open
 from parquet_codec.schema import Schema
 from parquet_codec.table import Table
 from parquet_codec.types import LogicalInfo, logical_info
@@ -59,9 +59,7 @@ def first_file(path: str, columns: Sequence[str] | None, filter_columns: Sequenc
             if head(column, names) not in names:
                 raise SchemaError(f"column {column!r} is not in the dataset's schema, which is the first file's "
                                   f"({path}); its columns are {names}")
-        selected = pf._with_index(columns, pandas_index)
-        table = pf.read_row_groups([], selected)
-    return table if selected is None else table.select(list(selected))
+        return read_open(pf, columns, use_pandas_metadata=pandas_index, row_groups=[])
 
 
 def read_file(path: str, template: Table, columns: Sequence[str] | None, filt: Filter | None,
@@ -80,9 +78,7 @@ def read_file(path: str, template: Table, columns: Sequence[str] | None, filt: F
         keep, filt = file_filter(filt, absent) if absent else (True, filt)
         if not keep:
             return None
-        selected = pf._with_index(columns, pandas_index)
-        table = pf.read(selected, filters=filt)
-    table = table if selected is None else table.select(list(selected))
+        table = read_open(pf, columns, filt, use_pandas_metadata=pandas_index)
     return conform(table, template, path, first)
 
 

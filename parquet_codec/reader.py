@@ -575,9 +575,18 @@ def read_table(source: Source, columns: Sequence[str] | None = None, filters: ob
     other options are :class:`ParquetFile`'s. ``use_threads`` is accepted
     for pyarrow's sake: this reader decodes on the calling thread."""
     with ParquetFile(source, **options) as pf:
-        columns = pf._with_index(columns, use_pandas_metadata)
-        table = pf.read(columns, filters=filters)
-    return table if columns is None else table.select(list(columns))
+        return read_open(pf, columns, filters, use_pandas_metadata=use_pandas_metadata)
+
+
+def read_open(pf: ParquetFile, columns: Iterable[str] | None = None, filters: object = None, *,
+              use_pandas_metadata: bool = False, row_groups: Iterable[int] | None = None) -> Table:
+    """:func:`read_table` of a file already open (of ``row_groups``, all by
+    default): the columns in the order given, a struct field named by its
+    dotted path a column of its own."""
+    selected = pf._with_index(columns, use_pandas_metadata)
+    indices = range(pf.num_row_groups) if row_groups is None else row_groups
+    table = pf.read_row_groups(indices, selected, filters=filters)
+    return table if selected is None else table.select(selected)
 
 
 def read_metadata(where: Source, **options: Any) -> FileMetaData:
@@ -596,4 +605,4 @@ def read_schema(where: Source, **options: Any) -> Any:
         return pf.schema_arrow
 
 
-__all__ = ["ParquetFile", "read_metadata", "read_schema", "read_table"]
+__all__ = ["ParquetFile", "read_metadata", "read_open", "read_schema", "read_table"]
