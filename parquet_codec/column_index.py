@@ -35,7 +35,7 @@ from parquet_codec.io import ByteSource
 from parquet_codec.offset_index import IndexDecryptor, PageEntry, read_index_struct
 from parquet_codec.sort_keys import _FLOAT_KINDS, bound_keys, has_order, value_key
 from parquet_codec.types import LogicalInfo
-from parquet_codec.value_sets import ValueSet
+from parquet_codec.value_sets import ValueSet, sorted_member
 
 EQ, NE, LT, LE, GT, GE, IN, NOT_IN, IS_NULL, IS_NOT_NULL = (
     "==", "!=", "<", "<=", ">", ">=", "in", "not in", "is null", "is not null")  # fmt: skip
@@ -180,10 +180,10 @@ class PageBounds:
                 out[i] = lo[i] == hi[i] and lo[i] in keys
             return out
         with np.errstate(invalid="ignore"):
-            out = (lo == hi) & _contains(values.keys, lo)
+            out = (lo == hi) & sorted_member(lo, values.keys)
             if len(values.float_keys):
                 lo_f, hi_f = lo.astype(np.float64), hi.astype(np.float64)
-                out |= (lo_f == hi_f) & _contains(values.float_keys, lo_f)
+                out |= (lo_f == hi_f) & sorted_member(lo_f, values.float_keys)
             if lo.dtype.kind == "f" and not values.both_zeros:
                 out &= lo != 0  # zeros of either sign may hide behind zero bounds
         return out
@@ -198,18 +198,6 @@ def _within(keys: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
         first = np.searchsorted(keys, lo, side="left")
         inside = first < len(keys)
         out[inside] = keys[first[inside]] <= hi[inside]
-    return out
-
-
-def _contains(keys: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """Per ``x``, whether it equals one of the sorted ``keys``."""
-    out = np.zeros(len(x), dtype=bool)
-    if not len(keys):
-        return out
-    with np.errstate(invalid="ignore"):
-        at = np.searchsorted(keys, x, side="left")
-        inside = at < len(keys)
-        out[inside] = keys[at[inside]] == x[inside]
     return out
 
 

@@ -57,10 +57,10 @@ from parquet_codec.errors import ParquetError, SchemaError
 from parquet_codec.format.ttypes import BoundaryOrder, ColumnIndex, ColumnMetaData, OffsetIndex, Type
 from parquet_codec.offset_index import RowRanges, rows_of_pages
 from parquet_codec.schema import Schema, SchemaNode
-from parquet_codec.sort_keys import has_order, value_key
+from parquet_codec.sort_keys import has_order, plain_number, value_key
 from parquet_codec.statistics import SIGNED, sort_order
 from parquet_codec.types import LogicalInfo, logical_info
-from parquet_codec.value_sets import SetValues, ValueSet, plain_number
+from parquet_codec.value_sets import SetValues, ValueSet
 
 COMPARISONS = (EQ, NE, LT, LE, GT, GE)
 _ALIASES = {"=": EQ}

@@ -30,6 +30,7 @@ from parquet_codec.column_index import EQ, GE, GT, IN, IS_NOT_NULL, IS_NULL, LE,
 from parquet_codec.levels import LeafData
 from parquet_codec.predicate import ColumnRef, Predicate, cached, literal_key, set_literal_keys, set_values
 from parquet_codec.types import LogicalInfo, byte_values, from_pylist, to_logical
+from parquet_codec.value_sets import sorted_member
 
 _T = TypeVar("_T")
 
@@ -183,23 +184,15 @@ def _number_member(keys: np.ndarray, members: _Members) -> tuple[np.ndarray, lis
     as in pyarrow's is_in: -0.0 is not in {0.0}, NaN is in {NaN}."""
     ints, floats, zero_signs, others = members.prepared(("numbers", keys.dtype),
                                                         lambda: _numbers(members.keys, keys.dtype))
-    out = _isin(keys, ints)
+    out = sorted_member(keys, ints)
     if keys.dtype.kind == "f":
         if members.nan:
             out |= np.isnan(keys)
         for negative in zero_signs:
             out |= (keys == 0) & (np.signbit(keys) == negative)
     if len(floats):
-        out |= _isin(keys.astype(np.float64, copy=False), floats)
+        out |= sorted_member(keys.astype(np.float64, copy=False), floats)
     return out, others
-
-
-def _isin(values: np.ndarray, members: np.ndarray) -> np.ndarray:
-    """``np.isin(values, members)`` for members sorted once: a binary search per value."""
-    if not len(members) or not len(values):
-        return np.zeros(len(values), dtype=bool)
-    at = np.minimum(np.searchsorted(members, values), len(members) - 1)
-    return members[at] == values
 
 
 def _numbers(keys: list, dtype: np.dtype) -> tuple[np.ndarray, np.ndarray, list[bool], list]:
@@ -230,9 +223,9 @@ def _object_member(keys: np.ndarray, members: _Members) -> tuple[np.ndarray, lis
         wanted = members.prepared("objects", lambda: set(members.keys))
         return np.fromiter((k in wanted for k in keys.tolist()), dtype=bool, count=len(keys)), []
     exact, floats, _, others = members.prepared("object ints", lambda: _numbers(members.keys, np.dtype(np.int64)))
-    out = _isin(small, exact)
+    out = sorted_member(small, exact)
     if len(floats):
-        out |= _isin(keys.astype(np.float64), floats)
+        out |= sorted_member(keys.astype(np.float64), floats)
     return out, others
 
 
@@ -251,7 +244,7 @@ def _bytes_member(keys: _Bytes, members: _Members) -> tuple[np.ndarray, list]:
             out[rows] = True
             continue
         window = np.lib.stride_tricks.sliding_window_view(keys.data, length)[starts[rows]]
-        out[rows] = _isin(_packed(window), by_length[length])
+        out[rows] = sorted_member(_packed(window), by_length[length])
     return out, others
 
 

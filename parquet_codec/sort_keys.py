@@ -80,6 +80,18 @@ def _fixed_layout(info: LogicalInfo) -> tuple[int, str]:
     raise CorruptFileError(f"no fixed-width bounds for a {info.kind} column of type {physical}")
 
 
+def plain_number(kind: type, info: LogicalInfo) -> str | None:
+    """How :func:`value_key` keys values of Python type ``kind``: "self" (the
+    number is its own key: a number compared with a number column), "float"
+    (``float(value)``: a number on a FLOAT16 column), or None (converted
+    through the column's type)."""
+    if not issubclass(kind, (int, float, np.integer, np.floating)) or issubclass(kind, (bool, np.bool_)):
+        return None
+    if info.kind in ("int", "float", "float16") and info.physical_type != Type.FIXED_LEN_BYTE_ARRAY:
+        return "self"
+    return "float" if info.kind == "float16" else None
+
+
 def value_key(value: object, info: LogicalInfo) -> tuple[object, bool]:
     """A predicate value as a key comparable with :func:`bound_keys`, and
     whether the key is exact. Plain numbers compare exactly with numeric
@@ -87,10 +99,10 @@ def value_key(value: object, info: LogicalInfo) -> tuple[object, bool]:
     rounds (a timestamp finer than the unit, a too-precise decimal) is
     inexact. Raises ``ParquetError`` / ``ValueError`` when the value cannot
     be stored in the column at all."""
-    numeric = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
-    if numeric and info.kind in ("int", "float", "float16") and info.physical_type != Type.FIXED_LEN_BYTE_ARRAY:
+    how = plain_number(type(value), info)
+    if how == "self":
         return value, True
-    if numeric and info.kind == "float16":
+    if how == "float":
         return float(value), True
     physical = from_pylist([value], info)
     if hasattr(physical, "offsets"):
@@ -105,4 +117,4 @@ def value_key(value: object, info: LogicalInfo) -> tuple[object, bool]:
     return keys[0], exact and bool(usable[0])
 
 
-__all__ = ["bound_keys", "has_order", "value_key"]
+__all__ = ["bound_keys", "has_order", "plain_number", "value_key"]

@@ -16,26 +16,13 @@ from collections.abc import Iterable
 import numpy as np
 
 from parquet_codec.errors import ParquetError
-from parquet_codec.format.ttypes import Type
-from parquet_codec.sort_keys import bound_keys, value_key
+from parquet_codec.sort_keys import bound_keys, plain_number, value_key
 from parquet_codec.types import LogicalInfo, byte_values, from_pylist, to_pylist
 
 #: What :func:`value_key` raises for a value the column cannot hold (callers treat the value as inexact).
 VALUE_ERRORS = (ParquetError, ValueError, TypeError, OverflowError)
 # Values converted (and checked for an exception) one at a time when a batch fails.
 _SPLIT_BELOW = 8
-
-
-def plain_number(kind: type, info: LogicalInfo) -> str | None:
-    """How :func:`value_key` keys values of Python type ``kind``: "self" (the
-    number is its own key: a number compared with a number column), "float"
-    (``float(value)``: a number on a FLOAT16 column), or None (converted
-    through the column's type, as :func:`value_keys` does)."""
-    if not issubclass(kind, (int, float, np.integer, np.floating)) or issubclass(kind, (bool, np.bool_)):
-        return None
-    if info.kind in ("int", "float", "float16") and info.physical_type != Type.FIXED_LEN_BYTE_ARRAY:
-        return "self"
-    return "float" if info.kind == "float16" else None
 
 
 def value_keys(values: list, info: LogicalInfo) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -284,4 +271,13 @@ def _sorted_keys(parts: list, dtype: np.dtype | None) -> np.ndarray:
     return np.sort(np.concatenate(parts).astype(dtype, copy=False))
 
 
-__all__ = ["VALUE_ERRORS", "SetValues", "ValueSet", "plain_number", "value_keys"]
+def sorted_member(values: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Per value, whether it equals one of the sorted ``keys`` (``np.isin``
+    without sorting the keys again): a binary search each."""
+    if not len(keys) or not len(values):
+        return np.zeros(len(values), dtype=bool)
+    at = np.minimum(np.searchsorted(keys, values), len(keys) - 1)
+    return keys[at] == values
+
+
+__all__ = ["VALUE_ERRORS", "SetValues", "ValueSet", "sorted_member", "value_keys"]

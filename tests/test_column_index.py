@@ -22,9 +22,9 @@ from parquet_codec.column_index import (
 )
 from parquet_codec.errors import ParquetError
 from parquet_codec.format.ttypes import BoundaryOrder, ColumnIndex, Type
-from parquet_codec.sort_keys import bound_keys, value_key
+from parquet_codec.sort_keys import bound_keys, plain_number, value_key
 from parquet_codec.types import LogicalInfo, from_pylist
-from parquet_codec.value_sets import SetValues, ValueSet, plain_number, value_keys
+from parquet_codec.value_sets import SetValues, ValueSet, value_keys
 
 UTC = dt.UTC
 ERRORS = (ParquetError, ValueError, TypeError, OverflowError)
