@@ -74,11 +74,7 @@ def _parses(parse: object, text: str) -> bool:
 
 
 def _is_float(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
+    return _parses(float, text)
 
 
 def typed(text: str | None, kind: str) -> object:

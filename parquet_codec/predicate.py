@@ -306,8 +306,7 @@ def literal_key(value: object, info: LogicalInfo) -> tuple[object, bool]:
             # As pyarrow: comparing a UTC instant with a wall-clock time is ambiguous.
             raise SchemaError("a timezone-aware datetime compares only with a UTC-adjusted timestamp column "
                               "and a naive one only with a local timestamp column")
-    if info.kind in ("int", "float", "float16") and (not isinstance(value, (int, float, Decimal, np.number))
-                                                     or isinstance(value, np.timedelta64)):
+    if info.kind in ("int", "float", "float16") and not _number_type(type(value)):
         raise SchemaError(f"{value!r} is not a number")
     if info.kind in ("string", "json") and not isinstance(value, str):
         raise SchemaError(f"{value!r} is not a str")
@@ -360,13 +359,17 @@ def literal_keys(values: SetValues, info: LogicalInfo) -> list[tuple[list, np.nd
 
 def _check_kinds(kind: type, group: list, info: LogicalInfo) -> None:
     """literal_key's checks of a value's type, for a group of values of one type."""
-    not_number = not issubclass(kind, (int, float, Decimal, np.number)) or issubclass(kind, np.timedelta64)
-    bad = group[0] if (info.kind in ("int", "float", "float16") and not_number
+    bad = group[0] if (info.kind in ("int", "float", "float16") and not _number_type(kind)
                        or info.kind in ("string", "json") and not issubclass(kind, str)) else None
     if info.kind == "timestamp" and issubclass(kind, _dt.datetime):
         bad = next((v for v in group if (v.tzinfo is not None and v.utcoffset() is not None) != info.utc), None)
     if bad is not None:
         literal_key(bad, info)  # raises its error
+
+
+def _number_type(kind: type) -> bool:
+    """Whether values of type ``kind`` compare with a number column (a numpy timedelta64 is not one)."""
+    return issubclass(kind, (int, float, Decimal, np.number)) and not issubclass(kind, np.timedelta64)
 
 
 def _as_python(kind: type, group: list) -> list:

@@ -7,6 +7,7 @@ import argparse
 import base64
 import binascii
 import contextlib
+import functools
 import importlib
 import os
 import re
@@ -127,6 +128,7 @@ def open_file(args: argparse.Namespace, path: str, **options: Any) -> ParquetFil
     return ParquetFile(path, decryption=decryption_for(args, path), **options)
 
 
+@functools.cache
 def memory_limit() -> int | None:
     """An eighth of the machine's memory: what one read of a command may
     reserve for the sizes a file declares (a read holds a few times what it
