@@ -5,9 +5,10 @@ commit (after an fsync), so a reader never sees a half-written file and a
 failed write leaves the old file untouched; the new file gets the mode a
 plain ``open`` would give it. A symbolic link is followed (the file it
 names is replaced, as writing through it would); a path that is not a
-regular file (a FIFO, a device) is written directly. With a filesystem (pyarrow's ``FileSystem`` or
-an fsspec-style one) the same is done through its calls: write a temporary
-path, then move it into place. A caller's file object is written as given.
+regular file (a FIFO, a device) is written directly. With a filesystem
+(pyarrow's ``FileSystem`` or an fsspec-style one) the same is done through
+its calls: write a temporary path, then move it into place. A caller's file
+object is written as given.
 """
 
 from __future__ import annotations
