@@ -34,7 +34,13 @@ from parquet_codec.arrays import (
     take,
     take_range,
 )
-from parquet_codec.errors import CorruptFileError, DecodingError, ResourceLimitError, SchemaError
+from parquet_codec.errors import (
+    CorruptFileError,
+    DecodingError,
+    ResourceLimitError,
+    SchemaError,
+    UnsupportedError,
+)
 from parquet_codec.limits import reserve_items
 from parquet_codec.nested import LIST, MAP, PRIMITIVE, STRUCT, Field
 from parquet_codec.schema import SchemaNode
@@ -301,6 +307,7 @@ def assemble(field: Field, leaves: Mapping[tuple[str, ...], LeafData], out: np.n
 
     A field with no leaf at all (empty groups only: nothing records whether a
     value is present) is ``num_rows`` nulls, as pyarrow reads it."""
+    _check_distinct_names(field)
     if not field.leaf_nodes():
         if num_rows is None:
             raise SchemaError(f"field {field.name!r} has no leaf column to read it from")
@@ -318,6 +325,21 @@ def assemble(field: Field, leaves: Mapping[tuple[str, ...], LeafData], out: np.n
         return _Assembler(leaves).build(field, 0, 0)
     except RecursionError:
         raise SchemaError(f"field {field.name!r} nests too deeply to assemble") from None
+
+
+def _check_distinct_names(field: Field) -> None:
+    """Refuse a struct with two fields of one name (UnsupportedError): a
+    StructArray keys its children by name, so one would silently stand in for
+    the other, as a Table refuses two top-level columns of one name."""
+    stack = [field]
+    while stack:
+        node = stack.pop()
+        names = [child.name for child in node.children]
+        if node.kind == STRUCT and len(set(names)) != len(names):
+            twice = next(name for name in names if names.count(name) > 1)
+            raise UnsupportedError(f"struct {node.node.dotted_path!r} has {names.count(twice)} fields "
+                                   f"named {twice!r}: a struct's field names must be distinct")
+        stack.extend(node.children)
 
 
 def _nulls(field: Field, count: int) -> Array:

@@ -565,3 +565,23 @@ def test_list_whose_repeated_group_is_a_map():
     assert levels(field, [[[("a", 2), ("b", None)], []], []])["l.array.map.value"] == ([3, 2, 1, 0], [0, 2, 1, 0])
     out = roundtrip(field, [[[("a", 2), ("b", None)], []], [], [[("c", 5)]]])
     assert isinstance(out.values, MapArray)
+
+
+def test_a_struct_with_two_fields_of_one_name_is_refused():
+    """A StructArray keys its children by name: one would stand in for the other."""
+    from parquet_codec.column import empty_leaf
+    from parquet_codec.errors import UnsupportedError
+    from parquet_codec.format.ttypes import FieldRepetitionType, SchemaElement
+    from parquet_codec.schema import Schema
+
+    required = FieldRepetitionType.REQUIRED
+    schema = Schema.from_elements([
+        SchemaElement(name="schema", num_children=1),
+        SchemaElement(name="s", repetition_type=required, num_children=2),
+        SchemaElement(name="a", type=Type.INT32, repetition_type=required),
+        SchemaElement(name="a", type=Type.INT64, repetition_type=required),
+    ])
+    field = schema.fields[0]
+    leaves = {node.path: empty_leaf(node) for node in field.leaf_nodes()}
+    with pytest.raises(UnsupportedError, match="'s' has 2 fields named 'a'"):
+        assemble(field, leaves, num_rows=0)
