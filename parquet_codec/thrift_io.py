@@ -280,7 +280,9 @@ class StructReader:
         size, pos = header >> 4, pos + 1
         if size == 15:
             size, pos = _read_varint(data, pos, self.base_offset)
-        if header & 0x0F != _STRUCT:
+        # An empty list's element type says nothing: fastparquet writes an
+        # empty row-group list with type 0, which Thrift's own readers accept.
+        if size and header & 0x0F != _STRUCT:
             raise MetadataError(f"expected a list of {cls.__name__} structs", file_offset=self.base_offset + pos)
         if size > len(data) - pos:
             raise MetadataError(f"list of {size} {cls.__name__} in {len(data) - pos} bytes",

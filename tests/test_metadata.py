@@ -92,3 +92,31 @@ def test_footer_without_row_groups_field_is_rejected():
     raw = thrift_io.serialize(FileMetaData(version=1, schema=[], num_rows=0))
     with pytest.raises(MetadataError):
         FileMetadata(raw)
+
+
+@pytest.mark.parametrize("element_type", [0x00, 0x05, 0x0C])
+def test_empty_row_group_list_of_any_element_type_reads(element_type):
+    """fastparquet writes a file of no rows with an empty row-group list whose
+    element type is 0, not struct; Thrift readers (pyarrow's) take an empty
+    list of any element type, and so does the footer's row-group index."""
+    from parquet_codec.format.ttypes import SchemaElement
+
+    raw = bytearray(thrift_io.serialize(FileMetaData(
+        version=1, schema=[SchemaElement(name="schema", num_children=0)], num_rows=0, row_groups=[])))
+    at = raw.index(bytes([0x19, 0x0C]))  # field 4 (row_groups), a list of 0 structs
+    raw[at + 1] = element_type
+    meta = FileMetadata(bytes(raw))
+    assert meta.num_row_groups == 0 and meta.num_rows == 0
+    assert thrift_io.deserialize(FileMetaData, bytes(raw), fallback=True)[0].row_groups == []
+
+
+def test_file_of_no_rows_fastparquet_writes_reads(tmp_path):
+    fastparquet = pytest.importorskip("fastparquet")
+    pd = pytest.importorskip("pandas")
+    pq = pytest.importorskip("pyarrow.parquet")
+    from parquet_codec import reader
+
+    path = tmp_path / "empty.parquet"
+    fastparquet.write(str(path), pd.DataFrame({"a": pd.Series([], dtype="int64"), "s": pd.Series([], dtype=object)}))
+    table = reader.read_table(path)
+    assert table.num_rows == 0 and table.to_arrow().schema.equals(pq.read_table(path).schema)
