@@ -494,11 +494,20 @@ def _check_names(data: Any, expected: list[str]) -> None:
 
 def _check_groups(schema: Schema) -> None:
     """Refuse a group without fields (an Arrow ``struct<>``), as pyarrow does: it
-    has no leaf column to hold its nulls, so it could not be read back as written."""
+    has no leaf column to hold its nulls, so it could not be read back as written.
+    Refuse a group with two fields of one name: their columns would share one
+    path, and a reader keys a struct's fields by name."""
     for node in schema.nodes[1:]:
-        if not node.is_leaf and not node.children:
+        if node.is_leaf:
+            continue
+        if not node.children:
             raise UnsupportedError(f"Cannot write struct type {node.name!r} with no child field to Parquet "
                                    f"(at {node.dotted_path!r}); give it a field")
+        names = [child.name for child in node.children]
+        if len(set(names)) != len(names):
+            twice = next(name for name in names if names.count(name) > 1)
+            raise UnsupportedError(f"struct {node.dotted_path!r} has {names.count(twice)} fields named {twice!r}: "
+                                   "the fields of a struct written to Parquet need distinct names")
 
 
 def _row_group_rows(size: Any) -> int | None:

@@ -499,6 +499,23 @@ def test_a_struct_without_fields_is_refused_before_writing(tmp_path, typ) -> Non
     assert os.listdir(tmp_path) == []
 
 
+@pytest.mark.parametrize("where", ["top", "list"])
+def test_a_struct_with_two_fields_of_one_name_is_refused_before_writing(tmp_path, where) -> None:
+    """Their columns would share one path (this reader, keying a struct's
+    fields by name, refuses such a struct); it failed inside the PLAIN encoder
+    with numpy's ValueError."""
+    from parquet_codec.errors import UnsupportedError
+
+    struct = pa.StructArray.from_arrays([pa.array([1, 2]), pa.array(["a", "b"])], names=["x", "x"])
+    column = struct if where == "top" else pa.ListArray.from_arrays(pa.array([0, 1, 2], pa.int32()), struct)
+    target = tmp_path / "x.parquet"
+    with pytest.raises(UnsupportedError, match="2 fields named 'x'"):
+        write_table(pa.table({"s": column}), target)
+    with pytest.raises(UnsupportedError, match="2 fields named 'x'"):
+        ParquetWriter(target, pa.schema([("s", column.type)]))
+    assert os.listdir(tmp_path) == []
+
+
 def test_options_rejected() -> None:
     with pytest.raises(ParquetError):
         write_table({"b": [True]}, io.BytesIO(), column_encoding={"b": "DELTA_BINARY_PACKED"})
