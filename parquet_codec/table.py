@@ -273,7 +273,11 @@ class Table:
             fields.append(field if origin is None else with_stored_metadata(field, origin))
             arrays.append(array)
         metadata = {key_value_bytes(k): key_value_bytes(v) for k, v in self.metadata.items()} or None
-        return pa.Table.from_arrays(arrays, schema=pa.schema(fields, metadata=metadata))
+        schema = pa.schema(fields, metadata=metadata)
+        if not arrays:  # no column to carry the row count: a batch of empty structs does
+            rows = pa.RecordBatch.from_struct_array(pa.nulls(self.num_rows, pa.struct([])))
+            return pa.Table.from_batches([rows], schema=schema)
+        return pa.Table.from_arrays(arrays, schema=schema)
 
     def to_pandas(self, **kwargs: Any) -> Any:
         """A pandas DataFrame (through pyarrow, as pyarrow.parquet converts)."""

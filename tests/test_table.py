@@ -80,3 +80,24 @@ def test_duplicate_column_names_are_refused_clearly():
     schema = Schema.from_fields([primitive("a", "int32"), primitive("b", "int32"), primitive("a", "int64")])
     with pytest.raises(UnsupportedError, match="2 top-level columns are named 'a'"):
         pc.Table(schema, {"a": PrimitiveArray.of(np.zeros(1, np.int32)), "b": PrimitiveArray.of(np.zeros(1, np.int32))})
+
+
+def test_table_of_no_columns_keeps_its_rows_in_arrow(tmp_path) -> None:
+    """No column selected, or none in the file (fastparquet writes a frame of
+    rows and no columns so): pyarrow's table still has the file's rows."""
+    path = tmp_path / "t.parquet"
+    pq.write_table(pa.table({"a": [1, 2, 3]}).replace_schema_metadata({"k": "v"}), path, row_group_size=2)
+    got, expected = pc.read_table(path, columns=[]).to_arrow(), pq.read_table(path, columns=[])
+    assert got.num_rows == expected.num_rows == 3 and got.equals(expected)
+    assert got.schema.metadata == expected.schema.metadata
+    with pc.ParquetFile(path) as pf:
+        assert [b.to_arrow().num_rows for b in pf.iter_batches(batch_size=2, columns=[])] == [2, 1]
+
+
+def test_file_of_rows_and_no_columns_reads_as_pyarrow(tmp_path) -> None:
+    fastparquet = pytest.importorskip("fastparquet")
+    pd = pytest.importorskip("pandas")
+    path = tmp_path / "t.parquet"
+    fastparquet.write(str(path), pd.DataFrame(index=range(5)))
+    got, expected = pc.read_table(path).to_arrow(), pq.read_table(path)
+    assert got.num_rows == expected.num_rows == 5 and got.to_pandas().shape == (5, 0)
