@@ -31,7 +31,7 @@ from parquet_codec.encodings import (
 from parquet_codec.encodings.byte_arrays import ByteArraysBuilder
 from parquet_codec.encodings.dictionary import IndexPages, gather_append
 from parquet_codec.encodings.plain import decode_plain_into, plain_byte_array_ranges, plain_dtype
-from parquet_codec.encodings.prefix_strip import strip_prefixes
+from parquet_codec.encodings.prefix_strip import strip_prefixes, strip_short_values
 from parquet_codec.encodings.rle_batch import decode_streams
 from parquet_codec.errors import (
     CorruptFileError,
@@ -494,6 +494,10 @@ class _ChunkReader:
     # end, into arrays of the exact size.
 
     def _plain_binary(self, data: memoryview, count: int) -> None:
+        stripped = strip_short_values(np.frombuffer(data, dtype=np.uint8), count)  # text: found and cut at once
+        if stripped is not None:
+            self._builder().append(stripped)
+            return
         arr, starts, lengths, _ = plain_byte_array_ranges(data, count)
         stripped = strip_prefixes(arr, starts, lengths)  # short values: word by word
         if stripped is not None:

@@ -10,6 +10,10 @@ that word, in the bytes before the length byte; the word after starts with
 the prefix's last bytes, zeros, as many as those. So those bytes are first
 OR-ed into the word after, and the kept words, taken in order, are the values'
 bytes exactly (plus the page's last 0-3 bytes, which end the last value).
+
+The words to drop are marked by a byte mask of the length bytes: made from
+the values' starts (:func:`strip_prefixes`), or, for text, the very mask that
+found them (:func:`strip_short_values`, through :func:`.prefix_walk.length_bytes`).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from parquet_codec.encodings.byte_arrays import ByteArrays
+from parquet_codec.encodings.prefix_walk import length_bytes
 from parquet_codec.memory import default_pool
 
 #: Values of 4 to 255 bytes: then no word holds two length bytes, and a
@@ -32,24 +37,48 @@ def strip_prefixes(arr: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> 
     count = len(lengths)
     if not count or starts[0] != 4 or lengths.min() < _SHORTEST or lengths.max() > _LONGEST:
         return None
-    size = int(starts[-1] + lengths[-1])
+    ends = starts + lengths
+    size = int(ends[-1])
+    marks = default_pool().empty(size, np.uint8)
+    marks[: 4 * (size // 4)].fill(0)
+    marks[starts - 4] = 1  # the length bytes (the last lies at least 8 bytes before the end)
+    return _strip(arr[:size], marks, ends)
+
+
+def strip_short_values(arr: np.ndarray, count: int) -> ByteArrays | None:
+    """The ``count`` values of the PLAIN page ``arr`` (from its first prefix to
+    its last value's end) as ByteArrays, when they are all of 4 to 255 bytes
+    and hold no three zero bytes in a row (text, mostly); None for any other
+    page (:func:`.plain.plain_byte_array_ranges` then finds the values)."""
+    located = length_bytes(arr, count)
+    if located is None:
+        return None
+    found, ends, marks = located
+    lengths = ends - found
+    lengths -= 4
+    if lengths.min() < _SHORTEST or np.count_nonzero(marks) != count:
+        return None  # (the mask is then not exactly the length bytes)
+    return _strip(arr, marks.view(np.uint8), ends)
+
+
+def _strip(page: np.ndarray, marks: np.ndarray, ends: np.ndarray) -> ByteArrays:
+    """The values of ``page`` (of ``size`` bytes) whose length bytes are the
+    ones set to 1 in ``marks`` (0 elsewhere, in its first ``size // 4`` words)
+    and which end at ``ends``."""
+    size, count = len(page), len(ends)
     whole, total = size // 4, size - 4 * count
     # The temporaries (and the output) from the pool: fresh memory for each
     # page costs more in page faults than the work done in it.
     pool = default_pool()
-    copied = (9 * whole + 3) // 4 * 4  # where an aligned copy of the page goes
-    scratch = pool.empty(copied + size, np.uint8)
-    page = arr[:size]
+    scratch = pool.empty(9 * whole + size, np.uint8)
     if page.ctypes.data % 4:  # word-wise reads of unaligned memory are several times slower
-        page = scratch[copied:]
-        page[:] = arr[:size]
+        aligned = scratch[9 * whole :]
+        aligned[:] = page
+        page = aligned
     words = page[: 4 * whole].view(np.uint32)
-    flags = scratch[: 4 * whole]
-    flags.fill(0)
-    flags[starts - 4] = 1  # the length bytes (the last lies at least 8 bytes before the end)
-    flags = flags.view(np.uint32)
+    flags = marks[: 4 * whole].view(np.uint32)
     flagged = np.not_equal(flags, 0, out=scratch[8 * whole : 9 * whole].view(np.bool_))
-    before = np.subtract(flags, flagged, out=flags)  # a flag at byte j: the j bytes before it
+    before = np.subtract(flags, flagged, out=scratch[: 4 * whole].view(np.uint32))  # a flag at byte j: the j bytes before it
     before &= words
     moved = scratch[4 * whole : 8 * whole].view(np.uint32)
     moved[0] = words[0]
@@ -63,8 +92,9 @@ def strip_prefixes(arr: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> 
         data[total - tail : total] = page[size - tail :]
     offsets = np.empty(count + 1, dtype=np.int64)
     offsets[0] = 0
-    np.cumsum(lengths, out=offsets[1:])
+    # Value i ends at ends[i] in the page, after i + 1 prefixes of 4 bytes.
+    np.subtract(ends, np.arange(4, 4 * count + 1, 4, dtype=np.int64), out=offsets[1:])
     return ByteArrays(offsets, data[:total])
 
 
-__all__ = ["strip_prefixes"]
+__all__ = ["strip_prefixes", "strip_short_values"]

@@ -85,11 +85,22 @@ def short_value_starts(arr: np.ndarray, count: int, offset: int) -> tuple[np.nda
     places with three zero bytes after a byte (values under 256 bytes); None
     for any other stream. The answer is proven: the chain of prefixes from
     ``offset`` visits exactly those places and ends at the end."""
-    end = len(arr)
-    if count == 0 or end - offset < 4 * count:
+    found = length_bytes(arr[offset:], count)
+    if found is None:
         return None
-    stream = arr[offset:]
+    return found[0] + (offset + 4), len(arr)
+
+
+def length_bytes(stream: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """(position of each length prefix, where each value ends, and a bool mask
+    of the stream's bytes True at exactly those positions) of a stream of
+    ``count`` values of under 256 bytes whose only places with three zero
+    bytes after a byte are the prefixes; None for any other stream. The
+    mask lies in the default pool's scratch: it is valid until the pool
+    hands that buffer out again."""
     size = len(stream)
+    if count == 0 or size < 4 * count:
+        return None
     padded = (size + 15) // 8 * 8  # the mask read as whole 8-byte words, one spare
     scratch = default_pool().empty(2 * padded + 16 * count, np.uint8)  # (fresh memory: page faults)
     zero = scratch[:size].view(np.bool_)
@@ -105,7 +116,7 @@ def short_value_starts(arr: np.ndarray, count: int, offset: int) -> tuple[np.nda
     following += stream.take(found)  # the prefix is that one byte
     if following[-1] != size or not np.array_equal(following[:-1], found[1:]):
         return None
-    return found + (offset + 4), end
+    return found, following, places[:size]
 
 
 #: A float64 holding ``2**(8 * j)`` has the exponent bits ``1023 + 8 * j``:
@@ -194,4 +205,4 @@ def _replace_rows(grid: np.ndarray, rows: np.ndarray, steps: np.ndarray) -> np.n
     return grid
 
 
-__all__ = ["VALUES_PER_WALKER", "short_value_starts", "walk_starts"]
+__all__ = ["VALUES_PER_WALKER", "length_bytes", "short_value_starts", "walk_starts"]
