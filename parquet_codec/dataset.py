@@ -29,7 +29,7 @@ from parquet_codec.dataset_partitions import (
     partition_tests,
     typed,
 )
-from parquet_codec.dataset_schema import first_file, nullable_where_null
+from parquet_codec.dataset_schema import first_file, nullable_where_null, top_level_names
 from parquet_codec.dataset_schema import read_file as read_file_as
 from parquet_codec.errors import SchemaError, UnsupportedError
 from parquet_codec.filesystems import Filesystem, filesystem_of_uri
@@ -133,11 +133,16 @@ def _read_data_files(files: list[DataFile], columns: Sequence[str] | None, filte
                      **options: object) -> Table:
     """The files as one Table in the first file's schema (see
     :mod:`parquet_codec.dataset_schema`), each with its partition values as
-    columns (last)."""
+    columns (last). A key the first file also holds as a column (polars and
+    DuckDB's WRITE_PARTITION_COLUMNS write the keys into the files) is read
+    from the files, in their place and type, as polars and DuckDB read it."""
     columns = column_names(columns)
     if not files:
         return _no_files(columns, filters)
     kinds = _partition_kinds(files)
+    if kinds:
+        stored = set(top_level_names(files[0].path, options))
+        kinds = {k: kind for k, kind in kinds.items() if k not in stored}
     wanted_keys = list(kinds) if columns is None else [c for c in columns if c in kinds]
     file_columns = None if columns is None else [c for c in columns if c not in kinds]
     filt = parse_filters(filters)

@@ -46,6 +46,12 @@ def _file_options(options: dict) -> tuple[dict, bool]:
     return rest, bool(options.get("use_pandas_metadata", False))
 
 
+def top_level_names(path: str, options: dict) -> list[str]:
+    """The names of the file's top-level columns."""
+    with ParquetFile(path, **_file_options(options)[0]) as pf:
+        return [f.name for f in pf.schema.fields]
+
+
 def first_file(path: str, columns: Sequence[str] | None, filter_columns: Sequence[str],
                options: dict) -> Table:
     """The first file's columns (``columns``, as read_table selects them), no

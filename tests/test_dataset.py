@@ -343,3 +343,45 @@ def test_a_folder_takes_columns_as_any_iterable_of_names(tmp_path):
     pq.write_table(pa.table({"id": [1], "name": ["a"]}), tmp_path / "a.parquet")
     assert pc.read_table(tmp_path, columns=(c for c in ["name"])).column_names == ["name"]
     assert pc.ParquetDataset(tmp_path).read(columns=iter(["id"])).column_names == ["id"]
+
+
+def test_partition_key_the_files_also_hold_is_read_from_the_files(tmp_path):
+    """polars' partition_by and DuckDB's WRITE_PARTITION_COLUMNS write each key
+    into the files as well as the folder names; pyarrow refuses to merge the
+    two, polars and DuckDB read the files' column (in its place and type)."""
+    for p, q in (("a", 1), ("b", 2)):
+        (tmp_path / f"p={p}" / f"q={q}").mkdir(parents=True)
+        pc.write_table({"i": [q, q + 10], "p": [p, p], "q": [q, q], "d": [datetime.date(2020, 1, q)] * 2},
+                       tmp_path / f"p={p}" / f"q={q}" / "part-0.parquet")
+    table = pc.read_table(tmp_path)
+    assert table.column_names == ["i", "p", "q", "d"]
+    assert table.to_arrow().schema.types[1:3] == [pa.string(), pa.int64()]
+    assert table.to_pylist()[:2] == [{"i": 1, "p": "a", "q": 1, "d": datetime.date(2020, 1, 1)},
+                                     {"i": 11, "p": "a", "q": 1, "d": datetime.date(2020, 1, 1)}]
+    assert pc.read_table(tmp_path, columns=["q", "i"], filters=[("p", "==", "b")]).to_pylist() == [
+        {"q": 2, "i": 2}, {"q": 2, "i": 12}]
+
+
+def test_datasets_polars_partitions_read_like_polars(tmp_path):
+    pl = pytest.importorskip("polars")
+    frame = pl.DataFrame({"i": range(60), "p": [f"v{i % 3}" for i in range(60)], "q": [i % 2 for i in range(60)],
+                          "d": [datetime.date(2020, 1, 1 + i % 2) for i in range(60)]})
+    frame.write_parquet(tmp_path / "out", partition_by=["p", "d"])
+    expected = pl.read_parquet(tmp_path / "out")
+    table = pc.read_table(tmp_path / "out")
+    assert table.column_names == expected.columns
+    assert sorted(table.to_pylist(), key=lambda r: r["i"]) == expected.sort("i").to_dicts()
+    got = pc.read_table(tmp_path / "out", filters=[("d", "==", datetime.date(2020, 1, 2)), ("p", "!=", "v0")])
+    assert sorted(r["i"] for r in got.to_pylist()) == [i for i in range(60) if i % 2 and i % 3]
+
+
+def test_datasets_duckdb_writes_with_partition_columns_read_like_duckdb(tmp_path):
+    duckdb = pytest.importorskip("duckdb")
+    query = "select range i, 'v' || (range % 3) p, range % 2 q from range(30)"
+    duckdb.connect().execute(f"COPY ({query}) TO '{tmp_path / 'out'}' "
+                             "(FORMAT parquet, PARTITION_BY (p, q), WRITE_PARTITION_COLUMNS true)")
+    expected = duckdb.sql(f"select * from read_parquet('{tmp_path / 'out'}/**/*.parquet', hive_partitioning=true)")
+    rows = [dict(zip(expected.columns, r, strict=True)) for r in expected.fetchall()]
+    table = pc.read_table(tmp_path / "out")
+    assert table.column_names == expected.columns
+    assert sorted(table.to_pylist(), key=lambda r: r["i"]) == sorted(rows, key=lambda r: r["i"])
