@@ -342,6 +342,22 @@ DUCKDB_QUERIES = {
     "nested": "select [range, range + 1] l, {'a': range, 'b': 'x' || range} st, map([range], ['v' || range]) m, "
               "[[range], []] ll, case when range % 4 = 0 then null else [null, range] end ln, "
               "[{'k': range}] ls from range(3000)",
+    # DuckDB's own types: 128-bit integers (written as doubles), UUID, time with a zone,
+    # nanosecond times, second and millisecond timestamps, bit strings, big numbers,
+    # unions, variants, enums, geometry, fixed-size arrays, empty maps, infinite floats
+    "exotic": "select (range::HUGEINT * 17014118346046923173168730371588410) h, "
+              "(range::UHUGEINT * 34028236692093846346337460743176821) uh, md5(range::VARCHAR)::UUID u, "
+              "('01:02:03+0' || (range % 10) || ':00')::TIMETZ ttz, '01:02:03.123456789'::TIME_NS tns, "
+              "(TIMESTAMP '1960-01-01' + to_seconds(range * 12345))::TIMESTAMP_S ts_s, "
+              "(TIMESTAMP '1960-01-01' + to_milliseconds(range * 12345678))::TIMESTAMP_MS ts_ms, "
+              "(range % 16)::BIT bits, range::BIGNUM * 100000000000000000000000000 big, "
+              "union_value(num := range)::UNION(num INT, str VARCHAR) un, "
+              "case when range % 3 = 0 then range::VARIANT when range % 3 = 1 then ('s' || range)::VARIANT "
+              "else {'a': range}::VARIANT end var, (['a', 'bb', 'ccc'][range % 3 + 1])::ENUM('a', 'bb', 'ccc') en, "
+              "'POINT(1 2)'::GEOMETRY geo, [range, range * 2]::INTEGER[2] arr, "
+              "case when range % 2 = 0 then map([], []::VARCHAR[]) else map([1], ['a']) end me, "
+              "['nan'::DOUBLE, '-inf'::DOUBLE, -0.0::DOUBLE, 0.0::DOUBLE][range % 4 + 1] fl "
+              "from range(2000)",
 }
 
 
@@ -354,7 +370,9 @@ def test_files_duckdb_writes_read_like_pyarrow(query, options, tmp_path):
     duckdb = pytest.importorskip("duckdb")
     path = tmp_path / "duck.parquet"
     duckdb.connect().execute(f"COPY ({DUCKDB_QUERIES[query]}) TO '{path}' (FORMAT parquet, {options})")
-    assert first_difference(reader.read_table(path).to_pylist(), pq.read_table(path).to_pylist()) is None
+    table, expected = reader.read_table(path), pq.read_table(path)
+    assert first_difference(table.to_pylist(), expected.to_pylist()) is None
+    assert table.to_arrow().schema.equals(expected.schema)
 
 
 def test_parquet_file_takes_pyarrows_other_arguments(tmp_path):
@@ -370,7 +388,9 @@ def test_parquet_file_takes_pyarrows_other_arguments(tmp_path):
 
 
 FASTPARQUET_OPTIONS = [{}, {"compression": "SNAPPY", "row_group_offsets": 500}, {"times": "int96"},
-                       {"compression": "GZIP", "has_nulls": True, "stats": False}, {"fixed_text": {"by": 5}}]
+                       {"compression": "GZIP", "has_nulls": True, "stats": False}, {"fixed_text": {"by": 5}},
+                       {"compression": "ZSTD", "stats": True}, {"compression": "LZ4_RAW", "times": "int96"},
+                       {"compression": "LZ4", "row_group_offsets": [0, 7, 1000]}, {"compression": "BROTLI"}]
 
 
 @pytest.mark.filterwarnings("ignore")  # fastparquet's own use of deprecated pandas calls
@@ -388,6 +408,14 @@ def test_files_fastparquet_writes_read_like_pyarrow(options, tmp_path):
         "tz": pd.date_range("2020-01-01", periods=n, freq="1ms", tz="UTC"), "td": pd.to_timedelta(np.arange(n), "s"),
         "ni": pd.array([None if i % 5 == 0 else i for i in range(n)], dtype="Int64"),
         "cat": pd.Categorical(["a", "b", "c"] * (n // 3)), "js": [[i, i + 1] for i in range(n)],
+        # pandas' nullable types, the other widths, a zone other than UTC, missing times
+        "nb": pd.array([None if i % 5 == 0 else i % 2 == 0 for i in range(n)], dtype="boolean"),
+        "nu16": pd.array([None if i % 6 == 0 else i for i in range(n)], dtype="UInt16"),
+        "nf": pd.array([None if i % 4 == 0 else i / 8 for i in range(n)], dtype="Float64"),
+        "i8": (np.arange(n) % 256 - 128).astype(np.int8), "u64": np.arange(n, dtype=np.uint64) * 2**53,
+        "f16": (np.arange(n) / 8).astype(np.float16),
+        "paris": pd.date_range("2020-01-01", periods=n, freq="1h", tz="Europe/Paris"),
+        "nat": pd.Series(pd.date_range("2020-01-01", periods=n, freq="1D")).where(np.arange(n) % 4 != 0),
     })
     path = tmp_path / "fp.parquet"
     fastparquet.write(str(path), frame, object_encoding={"s": "utf8", "by": "bytes", "js": "json"}, **options)
@@ -442,10 +470,34 @@ def test_files_polars_writes_read_like_pyarrow(options, tmp_path):
         "lst_st": pl.Series(nulls([[{"p": j, "q": j / 2} for j in range(abs(x) % 3)] for x in ints]),
                             dtype=pl.List(pl.Struct({"p": pl.Int64, "q": pl.Float64}))),
         "null": pl.Series([None] * n, dtype=pl.Null),
+        # the other widths and units, special floats, deeper nesting, columns of nulls
+        "i16": pl.Series(nulls([x * 30 for x in ints]), dtype=pl.Int16),
+        "i32": pl.Series(nulls([x * 2_000_000 for x in ints]), dtype=pl.Int32),
+        "u8": pl.Series(nulls([abs(x) % 256 for x in ints]), dtype=pl.UInt8),
+        "u32": pl.Series(nulls([abs(x) * 4_000_000 for x in ints]), dtype=pl.UInt32),
+        "f16": pl.Series(nulls([x / 8 for x in ints]), dtype=pl.Float16),
+        "f64": pl.Series(nulls([float("nan") if x % 50 == 0 else float("-inf") if x % 51 == 0 else x / 3
+                                for x in ints]), dtype=pl.Float64),
+        "us": pl.Series(nulls([dt.datetime(1960, 1, 1) + dt.timedelta(microseconds=x * 999_999_937) for x in ints]),
+                        dtype=pl.Datetime("us")),
+        "ns": pl.Series(nulls([dt.datetime(2020, 1, 1) + dt.timedelta(microseconds=x) for x in ints]),
+                        dtype=pl.Datetime("ns")),
+        "dur_ms": pl.Series(nulls([dt.timedelta(milliseconds=x * 7) for x in ints]), dtype=pl.Duration("ms")),
+        "dur_ns": pl.Series(nulls([dt.timedelta(microseconds=x) for x in ints]), dtype=pl.Duration("ns")),
+        "lst3": pl.Series(nulls([[[[j] * j] for j in range(abs(x) % 3)] for x in ints]),
+                          dtype=pl.List(pl.List(pl.List(pl.Int16)))),
+        "arr2d": pl.Series(nulls([[[x, None], [x + 1, x]] for x in ints]), dtype=pl.Array(pl.Int32, (2, 2))),
+        "st_st": pl.Series(nulls([{"a": {"b": x if x % 3 else None, "c": [x]}, "d": [{"k": x}]} for x in ints]),
+                           dtype=pl.Struct({"a": pl.Struct({"b": pl.Int64, "c": pl.List(pl.UInt8)}),
+                                            "d": pl.List(pl.Struct({"k": pl.Int32}))})),
+        "null_lst": pl.Series([None] * n, dtype=pl.List(pl.Int64)),
+        "null_st": pl.Series([None] * n, dtype=pl.Struct({"x": pl.Int32})),
     })
     path = tmp_path / "polars.parquet"
     frame.write_parquet(path, **options)
-    assert first_difference(reader.read_table(path).to_pylist(), pq.read_table(path).to_pylist()) is None
+    table, expected = reader.read_table(path), pq.read_table(path)
+    assert first_difference(table.to_pylist(), expected.to_pylist()) is None
+    assert table.to_arrow().schema.equals(expected.schema)
 
 
 @pytest.mark.parametrize("cls, method", [("ParquetFile", m) for m in ("read", "read_row_group", "read_row_groups",
