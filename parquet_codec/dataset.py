@@ -290,7 +290,9 @@ class ParquetDataset:
             return _no_files(None, None).schema
         with ParquetFile(found[0].path, **self._options) as pf:
             table = pf.read_row_groups([])
-        return _with_partitions(table, [(k, kind, None) for k, kind in _partition_kinds(found).items()]).schema
+        # (a key the first file holds is read from the files, as _read_data_files reads it)
+        kinds = {k: kind for k, kind in _partition_kinds(found).items() if k not in table.column_names}
+        return _with_partitions(table, [(k, kind, None) for k, kind in kinds.items()]).schema
 
     def read(self, columns: Sequence[str] | None = None, use_threads: bool = True,
              use_pandas_metadata: bool = False) -> Table:

@@ -360,6 +360,8 @@ def test_partition_key_the_files_also_hold_is_read_from_the_files(tmp_path):
                                      {"i": 11, "p": "a", "q": 1, "d": datetime.date(2020, 1, 1)}]
     assert pc.read_table(tmp_path, columns=["q", "i"], filters=[("p", "==", "b")]).to_pylist() == [
         {"q": 2, "i": 2}, {"q": 2, "i": 12}]
+    dataset = pc.ParquetDataset(tmp_path)
+    assert [f.name for f in dataset.schema.fields] == dataset.read().column_names == ["i", "p", "q", "d"]
 
 
 def test_datasets_polars_partitions_read_like_polars(tmp_path):
