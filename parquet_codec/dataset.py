@@ -29,7 +29,15 @@ from parquet_codec.dataset_partitions import (
     partition_tests,
     typed,
 )
-from parquet_codec.dataset_schema import first_file, nullable_where_null, top_level_names
+from parquet_codec.dataset_schema import (
+    conform,
+    first_file,
+    head,
+    nullable_where_null,
+    schema_template,
+    source_name,
+    top_level_names,
+)
 from parquet_codec.dataset_schema import read_file as read_file_as
 from parquet_codec.errors import SchemaError, UnsupportedError
 from parquet_codec.filesystems import Filesystem, filesystem_of_uri
@@ -129,14 +137,16 @@ def read_dataset(folder: str, columns: Sequence[str] | None = None, filters: obj
     return _read_data_files(files, columns, filters, **options)
 
 
-def _read_data_files(files: list[DataFile], columns: Sequence[str] | None, filters: object,
-                     **options: object) -> Table:
+def _read_data_files(files: list[DataFile], columns: Sequence[str] | None, filters: object, *,
+                     schema: object = None, **options: object) -> Table:
     """The files as one Table in the first file's schema (see
     :mod:`parquet_codec.dataset_schema`), each with its partition values as
     columns (last). A key the first file also holds as a column (polars and
     DuckDB's WRITE_PARTITION_COLUMNS write the keys into the files) is read
     from the files, in their place and type, as polars and DuckDB read it."""
     columns = column_names(columns)
+    if schema is not None:
+        return _read_in_schema(files, columns, filters, schema, options)
     if not files:
         return _no_files(columns, filters)
     kinds = _partition_kinds(files)
@@ -152,7 +162,8 @@ def _read_data_files(files: list[DataFile], columns: Sequence[str] | None, filte
     for data_file in files:
         values = dict(data_file.partition)
         keep, rows_filter = file_filter(filt, partition_tests({k: (kinds[k], values.get(k)) for k in kinds}))
-        table = read_file_as(data_file.path, template, file_columns, rows_filter, options, first) if keep else None
+        table = (read_file_as(data_file.path, template, file_columns, rows_filter, options, f"the first file's ({first})")
+                 if keep else None)
         if table is not None:
             tables.append(table)
             tables[-1] = _with_partitions(table, [(k, kinds[k], typed(values.get(k), kinds[k])) for k in wanted_keys])
@@ -163,6 +174,39 @@ def _read_data_files(files: list[DataFile], columns: Sequence[str] | None, filte
         return result
     # A dotted name of a field inside structs ("s.a") was read as a column named after its last part.
     return result.select([c if c in kinds or c in result.column_names else c.rsplit(".", 1)[-1] for c in columns])
+
+
+def _read_in_schema(files: list[DataFile], columns: list[str] | None, filters: object, schema: object,
+                    options: dict) -> Table:
+    """The files as one Table in ``schema`` (a pyarrow Schema), as pyarrow reads
+    a dataset given one: its fields (those of ``columns``) in its order, a
+    field no file holds null, others cast as :mod:`.dataset_schema` casts;
+    partition keys it does not name are left out, those it names take its type."""
+    target = schema_template(schema)
+    names = target.column_names
+    filt = parse_filters(filters)
+    for name in [*(columns or ()), *(filt.columns if filt else ())]:
+        if (name if name in (columns or ()) else head(name, names)) not in names:
+            raise SchemaError(f"column {name!r} is not a field of the schema given; its fields are {names}")
+    if columns is not None:
+        target = target.select(columns)
+    kinds = {k: kind for k, kind in _partition_kinds(files).items() if k in target.column_names}
+    if kinds:
+        stored = set(top_level_names(files[0].path, options))
+        kinds = {k: kind for k, kind in kinds.items() if k not in stored}
+    in_files = target.select([n for n in target.column_names if n not in kinds])
+    tables = []
+    for data_file in files:
+        values = dict(data_file.partition)
+        keep, rows_filter = file_filter(filt, partition_tests({k: (kinds[k], values.get(k)) for k in kinds}))
+        table = read_file_as(data_file.path, in_files, None, rows_filter, options, _GIVEN) if keep else None
+        if table is not None:
+            table = _with_partitions(table, [(k, kinds[k], typed(values.get(k), kinds[k])) for k in kinds])
+            tables.append(conform(table, target, source_name(data_file.path), _GIVEN))
+    return Table.concat(nullable_where_null(tables or [target]))
+
+
+_GIVEN = "the schema given"
 
 
 def _no_files(columns: Sequence[str] | None, filters: object) -> Table:
@@ -195,19 +239,22 @@ def _with_partitions(table: Table, partitions: list[tuple[str, str, object]]) ->
 
 def read_table(source: Source | Sequence[str | os.PathLike], columns: Sequence[str] | None = None,
                filters: object = None, *, partitioning: str | Sequence[str] | None = "hive",
-               **options: object) -> Table:
+               schema: object = None, **options: object) -> Table:
     """Read a file, a folder of files (see :func:`read_dataset`) or a list of
     files (one dataset, in the order listed) into a Table.
 
     ``partitioning``, as pyarrow's: "hive" (key=value folders), None (no
     partition columns) or a list of field names, one per folder level; a
-    single file has no partition columns. The options are those of
+    single file has no partition columns. ``schema`` (a pyarrow Schema): the
+    table's columns and types, as pyarrow reads in one (see
+    :func:`_read_in_schema`). The options are those of
     :func:`parquet_codec.reader.read_table`; a folder may lie on their
     ``filesystem`` or be a URI ("s3://bucket/folder")."""
     files = _dataset_files(source, partitioning, options)
-    if files is None:
+    if files is None and schema is None:
         return read_file(source, columns, filters, **options)
-    return _read_data_files(files, columns, filters, **options)
+    files = [DataFile(source, ())] if files is None else files
+    return _read_data_files(files, columns, filters, schema=schema, **options)
 
 
 def _dataset_files(source: object, partitioning: object, options: dict) -> list[DataFile] | None:
@@ -261,13 +308,13 @@ class ParquetDataset:
     partitions as :func:`read_table` reads them), one file or a list of
     files, read as one table, on the local disk or a ``filesystem`` (pyarrow's
     or fsspec's; or a URI). ``filters`` apply to every read; ``options`` are
-    :func:`read_table`'s. The files' own schema only."""
+    :func:`read_table`'s; ``schema`` (a pyarrow Schema) is read in as there."""
 
     def __init__(self, path_or_paths: Source | Sequence[Source], filesystem: object = None, schema: object = None,
                  *, filters: object = None, partitioning: str | Sequence[str] | None = "hive",
                  **options: object) -> None:
         if schema is not None:
-            raise UnsupportedError("ParquetDataset reads the files' own schema (schema= is not supported)")
+            schema_template(schema)  # (a schema of the wrong kind is refused here, not at the first read)
         options["filesystem"] = filesystem
         found = _dataset_files(path_or_paths, partitioning, options)
         if found is None:  # one file: no partition values, as pyarrow
@@ -275,6 +322,7 @@ class ParquetDataset:
         self._found = found
         self._filters = filters
         self._options = options
+        self._schema = schema
 
     @property
     def files(self) -> list[str]:
@@ -286,6 +334,8 @@ class ParquetDataset:
         """The schema of the table :meth:`read` gives (partition columns last);
         no row group is read."""
         found = self._found
+        if self._schema is not None:
+            return schema_template(self._schema).schema
         if not found:
             return _no_files(None, None).schema
         with ParquetFile(found[0].path, **self._options) as pf:
@@ -297,7 +347,7 @@ class ParquetDataset:
     def read(self, columns: Sequence[str] | None = None, use_threads: bool = True,
              use_pandas_metadata: bool = False) -> Table:
         options = dict(self._options, use_threads=use_threads, use_pandas_metadata=use_pandas_metadata)
-        return _read_data_files(self._found, columns, self._filters, **options)
+        return _read_data_files(self._found, columns, self._filters, schema=self._schema, **options)
 
     def read_pandas(self, **kwargs: object) -> Table:
         """:meth:`read` with ``use_pandas_metadata=True``, as pyarrow's."""

@@ -15,6 +15,7 @@ it null.
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -24,6 +25,7 @@ from parquet_codec.dataset_partitions import file_filter, null_matches
 from parquet_codec.errors import SchemaError
 from parquet_codec.format.ttypes import FieldRepetitionType, SchemaElement
 from parquet_codec.format.ttypes import Type as T
+from parquet_codec.io import Source
 from parquet_codec.nested import LIST, MAP, PRIMITIVE, STRUCT, Field
 from parquet_codec.predicate import Filter
 from parquet_codec.reader import ParquetFile, read_open
@@ -44,6 +46,23 @@ def _file_options(options: dict) -> tuple[dict, bool]:
     """:class:`ParquetFile`'s options, and ``use_pandas_metadata``."""
     rest = {k: v for k, v in options.items() if k not in ("use_threads", "use_pandas_metadata")}
     return rest, bool(options.get("use_pandas_metadata", False))
+
+
+def source_name(source: Source) -> str:
+    """How messages name a file: its path, or a file object's name."""
+    if isinstance(source, (str, os.PathLike)):
+        return os.fspath(source)
+    return str(getattr(source, "name", "<buffer>"))
+
+
+def schema_template(schema: object) -> Table:
+    """A table of no rows in ``schema`` (a pyarrow Schema), typed as this
+    package reads the columns pyarrow writes in it."""
+    if not hasattr(schema, "empty_table"):
+        raise TypeError(f"schema must be a pyarrow Schema, not {type(schema).__name__}")
+    from parquet_codec.convert import from_arrow
+
+    return from_arrow(schema.empty_table())
 
 
 def top_level_names(path: str, options: dict) -> list[str]:
@@ -68,11 +87,12 @@ def first_file(path: str, columns: Sequence[str] | None, filter_columns: Sequenc
         return read_open(pf, columns, use_pandas_metadata=pandas_index, row_groups=[])
 
 
-def read_file(path: str, template: Table, columns: Sequence[str] | None, filt: Filter | None,
-              options: dict, first: str) -> Table | None:
-    """One file's rows in the dataset's schema (``template``, the first
-    file's, at ``first``); None when ``filt`` rules them all out. Predicates
-    on columns the file lacks are decided as on nulls."""
+def read_file(path: Source, template: Table, columns: Sequence[str] | None, filt: Filter | None,
+              options: dict, reference: str) -> Table | None:
+    """One file's rows in the dataset's schema (``template``: the first
+    file's, or one given; ``reference`` names it in messages); None when
+    ``filt`` rules them all out. Predicates on columns the file lacks are
+    decided as on nulls."""
     file_options, pandas_index = _file_options(options)
     with ParquetFile(path, **file_options) as pf:
         names = [f.name for f in pf.schema.fields]
@@ -85,15 +105,16 @@ def read_file(path: str, template: Table, columns: Sequence[str] | None, filt: F
         if not keep:
             return None
         table = read_open(pf, columns, filt, use_pandas_metadata=pandas_index)
-    return conform(table, template, path, first)
+    return conform(table, template, source_name(path), reference)
 
 
 # ---------------------------------------------------------------- conforming
 
 
-def conform(table: Table, template: Table, path: str, first: str) -> Table:
-    """``table`` (read from ``path``) in ``template``'s schema: its columns in
-    the template's order, missing ones null, others cast."""
+def conform(table: Table, template: Table, path: str, reference: str) -> Table:
+    """``table`` (read from ``path``) in ``template``'s schema (which
+    ``reference`` names in messages): its columns in the template's order,
+    missing ones null, others cast."""
     if table.schema == template.schema:
         return table
     mine = {c.name: c for c in table.columns}
@@ -108,7 +129,7 @@ def conform(table: Table, template: Table, path: str, first: str) -> Table:
                 dictionaries[target.name] = column.dictionaries
         else:
             arrays[target.name] = _cast(column.array, column.field, target.field,
-                                        f"column {target.name!r} of {path}", first)
+                                        f"column {target.name!r} of {path}", reference)
     return Table(template.schema, arrays, table.num_rows, metadata=template.metadata, origin=template.origin,
                  read_options=table.read_options, dictionaries=dictionaries)
 
@@ -183,11 +204,10 @@ def type_name(field: Field) -> str:
     return info.kind
 
 
-def _cast(array: Array, source: Field, target: Field, what: str, first: str) -> Array:
+def _cast(array: Array, source: Field, target: Field, what: str, reference: str) -> Array:
     """``array`` of ``source``'s type as ``target``'s, each value checked."""
     def refuse(reason: str) -> SchemaError:
-        return SchemaError(f"{what} is {type_name(source)} where the first file's ({first}) is "
-                           f"{type_name(target)}: {reason}")
+        return SchemaError(f"{what} is {type_name(source)} where {reference} is {type_name(target)}: {reason}")
 
     if source.kind != PRIMITIVE or target.kind != PRIMITIVE:
         raise refuse("nested columns of different types are not cast")
@@ -199,7 +219,7 @@ def _cast(array: Array, source: Field, target: Field, what: str, first: str) -> 
     if src.kind == "timestamp" and dst.kind == "timestamp":
         return _with_values(array, _rescaled(array, _UNITS[dst.unit], _UNITS[src.unit], refuse))
     numbers = ("int", "float")
-    if src.kind not in numbers or dst.kind not in numbers or 16 in (src.bit_width, dst.bit_width):
+    if src.kind not in numbers or dst.kind not in numbers or _half_float(src) or _half_float(dst):
         raise refuse("this cast is not supported")
     values, valid = _logical(array.values, src), array.is_valid()
     present = values[valid]
@@ -224,6 +244,10 @@ def _cast(array: Array, source: Field, target: Field, what: str, first: str) -> 
     if converted.dtype.itemsize == np.dtype(physical).itemsize:
         converted = converted.view(physical)
     return _with_values(array, converted.astype(physical))
+
+
+def _half_float(info: LogicalInfo) -> bool:
+    return info.kind == "float" and info.bit_width == 16
 
 
 def _logical(values: np.ndarray, info: LogicalInfo) -> np.ndarray:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import os
 
 import pytest
 
@@ -387,3 +388,73 @@ def test_datasets_duckdb_writes_with_partition_columns_read_like_duckdb(tmp_path
     table = pc.read_table(tmp_path / "out")
     assert table.column_names == expected.columns
     assert sorted(table.to_pylist(), key=lambda r: r["i"]) == sorted(rows, key=lambda r: r["i"])
+
+
+def _schema_cases_folder(root):
+    os.makedirs(root / "k=1")
+    os.makedirs(root / "k=2")
+    pq.write_table(pa.table({"a": pa.array([1, 2], pa.int32()), "b": ["x", "y"]}), root / "k=1" / "f.parquet")
+    pq.write_table(pa.table({"a": pa.array([3], pa.int64()), "c": [1.5]}), root / "k=2" / "f.parquet")
+
+
+@pytest.mark.parametrize("fields", [
+    [("c", pa.float64()), ("k", pa.int8()), ("a", pa.int64()), ("z", pa.string())],
+    [("c", pa.float64()), ("a", pa.int64())],
+    [("a", pa.int16()), ("b", pa.large_string())],
+], ids=["key-and-missing", "no-key", "narrower"])
+def test_a_schema_given_orders_casts_and_fills_as_pyarrow(tmp_path, fields):
+    """pyarrow.parquet.read_table(schema=...): the schema's fields in its order,
+    each file's columns cast to its types, a field no file holds null, a
+    partition key it does not name left out."""
+    _schema_cases_folder(tmp_path)
+    schema = pa.schema(fields)
+    expected = pq.read_table(tmp_path, schema=schema)
+    got = pc.read_table(tmp_path, schema=schema)
+    assert got.to_arrow().schema.equals(expected.schema)
+    assert got.to_pylist() == expected.to_pylist()
+    assert pc.ParquetDataset(tmp_path, schema=schema).read().to_pylist() == expected.to_pylist()
+    names = [f[0] for f in fields]
+    picked = pc.read_table(tmp_path, schema=schema, columns=names[::-1], filters=[("a", ">", 1)])
+    assert picked.to_pylist() == pq.read_table(tmp_path, schema=schema, columns=names[::-1],
+                                               filters=[("a", ">", 1)]).to_pylist()
+
+
+def test_a_schema_given_for_one_file(tmp_path):
+    path = tmp_path / "t.parquet"
+    pq.write_table(pa.table({"a": pa.array([1, None, 3], pa.int64()), "s": ["x", "y", None],
+                             "ts": pa.array([1, 2, 3], pa.timestamp("ms"))}), path)
+    schema = pa.schema([("ts", pa.timestamp("us")), ("a", pa.int32()), ("n", pa.float32())])
+    expected = pq.read_table(path, schema=schema)
+    for source in (path, str(path), path.read_bytes()):
+        got = pc.read_table(source, schema=schema)
+        assert got.to_arrow().schema.equals(expected.schema)
+        assert got.to_pylist() == expected.to_pylist()
+    with open(path, "rb") as handle:
+        assert pc.read_table(handle, schema=schema).to_pylist() == expected.to_pylist()
+
+
+def test_a_schema_given_refuses_what_pyarrow_refuses(tmp_path):
+    path = tmp_path / "t.parquet"
+    pq.write_table(pa.table({"a": pa.array([300], pa.int64()), "b": [1.5]}), path)
+    with pytest.raises(SchemaError, match="column 'a' of .*t.parquet is int64 where the schema given is int8"):
+        pc.read_table(path, schema=pa.schema([("a", pa.int8())]))
+    with pytest.raises(pa.ArrowInvalid):
+        pq.read_table(path, schema=pa.schema([("a", pa.int8())]))
+    for options in ({"columns": ["b"]}, {"filters": [("b", ">", 1)]}):
+        with pytest.raises(SchemaError, match="'b' is not a field of the schema given"):
+            pc.read_table(path, schema=pa.schema([("a", pa.int64())]), **options)
+        with pytest.raises(pa.ArrowInvalid):
+            pq.read_table(path, schema=pa.schema([("a", pa.int64())]), **options)
+    with pytest.raises(TypeError, match="pyarrow Schema"):
+        pc.read_table(path, schema={"a": "int64"})
+
+
+def test_sixteen_bit_integers_are_cast_across_files(tmp_path):
+    """A 16-bit integer column is cast like any other width (only half floats
+    are not cast); it was refused as 'this cast is not supported'."""
+    pq.write_table(pa.table({"a": pa.array([1, -2], pa.int16())}), tmp_path / "0.parquet")
+    pq.write_table(pa.table({"a": pa.array([300], pa.int64())}), tmp_path / "1.parquet")
+    expected = pq.read_table(tmp_path)
+    got = pc.read_table(tmp_path)
+    assert got.to_arrow().schema.equals(expected.schema)
+    assert got.to_pylist() == expected.to_pylist() == [{"a": 1}, {"a": -2}, {"a": 300}]
