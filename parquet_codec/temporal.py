@@ -335,8 +335,12 @@ def _timestamp_count(value: object, unit: str, index: int) -> int:
         return value
     if not isinstance(value, _dt.datetime):
         raise SchemaError(f"timestamp value {index} ({value!r}) is not a datetime")
-    if value.utcoffset() is not None:
-        value = (value - value.utcoffset()).replace(tzinfo=None)
+    offset = value.utcoffset()
+    if offset is not None:
+        # Wall clock minus offset, on the naive value: an aware pandas.Timestamp
+        # does arithmetic on the instant and re-localizes, so subtracting the
+        # offset first would cross a DST change and land an hour off.
+        value = value.replace(tzinfo=None) - offset
     delta = value - _EPOCH
     micros = (delta.days * 86_400 + delta.seconds) * 10**6 + delta.microseconds
     if unit == "ns":
