@@ -148,7 +148,11 @@ def hash_values(values: object, physical_type: int, *, type_length: int | None =
     if isinstance(values, Array):
         values = _valid_values(values)
     if physical_type == Type.BOOLEAN:
-        raise UnsupportedError("bloom filters are not defined for BOOLEAN columns")
+        # A boolean's PLAIN bytes: its bit in the low bit of one byte, 0 or 1.
+        # arrow-rs writes bloom filters of BOOLEAN columns hashing that byte
+        # (pyarrow and parquet-java write none, and neither does this writer).
+        flat = np.ascontiguousarray(values, dtype=bool).reshape(-1).view(np.uint8)
+        return xxh64_rows(flat.reshape(len(flat), 1))
     if physical_type == Type.BYTE_ARRAY:
         if not isinstance(values, ByteArrays):
             values = ByteArrays.from_pylist(values)  # type: ignore[arg-type]

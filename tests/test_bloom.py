@@ -214,9 +214,11 @@ def test_hash_values_byte_arrays_without_length_prefix():
     assert hash_values(values, Type.BYTE_ARRAY).tolist() == [xxhash.xxh64_intdigest(v) for v in values]
 
 
-def test_boolean_has_no_bloom_filter():
-    with pytest.raises(UnsupportedError, match="BOOLEAN"):
-        hash_values(np.array([True]), Type.BOOLEAN)
+def test_booleans_hash_as_their_plain_byte():
+    # A boolean's PLAIN bytes are one byte, 0 or 1: arrow-rs hashes that byte
+    # for the bloom filters it writes on BOOLEAN columns.
+    hashes = hash_values(np.array([True, False, True]), Type.BOOLEAN)
+    assert hashes.tolist() == [xxhash.xxh64_intdigest(b) for b in (b"\x01", b"\x00", b"\x01")]
 
 
 # ---------------------------------------------------------------- the filter itself
