@@ -299,6 +299,16 @@ class ColumnChunkMetaData(_View):
         return None if geo is None else GeoStatistics(geo)
 
     @property
+    def is_geo_stats_set(self) -> bool:
+        return self.geo_statistics is not None
+
+    @property
+    def metadata(self) -> dict[bytes, bytes] | None:
+        """The chunk's own key-value metadata as bytes, as pyarrow gives it (None when there is none)."""
+        pairs = self._field("key_value_metadata") or ()
+        return {key_value_bytes(p.key): key_value_bytes(p.value or "") for p in pairs} or None
+
+    @property
     def has_dictionary_page(self) -> bool:
         return self._field("dictionary_page_offset") is not None
 

@@ -56,6 +56,12 @@ def test_to_dict_equals_pyarrows(path):
                 column["compression"] = "LZ4_HADOOP"
     assert _same(ours, theirs)
     assert _texts(pc.ParquetFile(path).metadata) == _texts(pq.ParquetFile(path).metadata)
+    mine, pyarrows = pc.ParquetFile(path).metadata, pq.ParquetFile(path).metadata
+    for g in range(mine.num_row_groups):
+        for c in range(mine.num_columns):
+            chunk, theirs_chunk = mine.row_group(g).column(c), pyarrows.row_group(g).column(c)
+            assert chunk.metadata == theirs_chunk.metadata  # the chunk's own key-value metadata
+            assert chunk.is_geo_stats_set == theirs_chunk.is_geo_stats_set
 
 
 def _texts(metadata: object) -> list[str]:
