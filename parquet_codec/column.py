@@ -31,7 +31,8 @@ from parquet_codec.encodings import (
 from parquet_codec.encodings.byte_arrays import ByteArraysBuilder
 from parquet_codec.encodings.dictionary import IndexPages, gather_append
 from parquet_codec.encodings.plain import decode_plain_into, plain_byte_array_ranges, plain_dtype
-from parquet_codec.encodings.prefix_strip import strip_prefixes, strip_short_values
+from parquet_codec.encodings.prefix_strip import strip_marked, strip_prefixes
+from parquet_codec.encodings.prefix_walk import length_bytes
 from parquet_codec.encodings.rle_batch import decode_streams
 from parquet_codec.errors import (
     CorruptFileError,
@@ -494,12 +495,14 @@ class _ChunkReader:
     # end, into arrays of the exact size.
 
     def _plain_binary(self, data: memoryview, count: int) -> None:
-        stripped = strip_short_values(np.frombuffer(data, dtype=np.uint8), count)  # text: found and cut at once
-        if stripped is not None:
-            self._builder().append(stripped)
-            return
-        arr, starts, lengths, _ = plain_byte_array_ranges(data, count)
-        stripped = strip_prefixes(arr, starts, lengths)  # short values: word by word
+        arr = np.frombuffer(data, dtype=np.uint8)
+        located = length_bytes(arr, count)  # text: its length bytes found at once, and cut with them
+        if located is not None:
+            stripped = strip_marked(arr, *located)
+            starts, lengths = located[0] + 4, located[1] - located[0] - 4
+        else:
+            arr, starts, lengths, _ = plain_byte_array_ranges(data, count, text=False)
+            stripped = strip_prefixes(arr, starts, lengths)  # short values: word by word
         if stripped is not None:
             self._builder().append(stripped)
         else:

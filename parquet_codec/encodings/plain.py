@@ -135,26 +135,29 @@ def _decode_byte_arrays(mv: memoryview, arr: np.ndarray, count: int, offset: int
     return ByteArrays(*gather_ranges(arr, starts, lengths)), end - offset
 
 
-def plain_byte_array_ranges(data: Buffer, count: int, *, offset: int = 0
+def plain_byte_array_ranges(data: Buffer, count: int, *, offset: int = 0, text: bool = True
                             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """Where the ``count`` PLAIN BYTE_ARRAY values starting at byte ``offset``
     lie, to copy them elsewhere: (the bytes as uint8, start of each value,
-    length of each value, bytes consumed). Raises as :func:`decode_plain`."""
+    length of each value, bytes consumed). Raises as :func:`decode_plain`.
+    ``text=False``: the caller found the stream is not of short values
+    without three zero bytes in a row (:func:`.prefix_walk.length_bytes`)."""
     if count < 0:
         raise ValueError(f"negative count {count}")
     mv, arr = views(data)
-    starts, lengths, end = _locate_byte_arrays(mv, arr, count, offset)
+    starts, lengths, end = _locate_byte_arrays(mv, arr, count, offset, text)
     return arr, starts, lengths, end - offset
 
 
-def _locate_byte_arrays(mv: memoryview, arr: np.ndarray, count: int, offset: int
+def _locate_byte_arrays(mv: memoryview, arr: np.ndarray, count: int, offset: int, text: bool = True
                         ) -> tuple[np.ndarray, np.ndarray, int]:
-    """(start of each value, length of each value, end of the last one)."""
+    """(start of each value, length of each value, end of the last one);
+    ``text=False`` skips :func:`.prefix_walk.short_value_starts`."""
     if count == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), offset
     # Every value has at least its 4-byte prefix: bounds `count` before allocating.
     _require(arr, offset, 4 * count, f"{count} BYTE_ARRAY values")
-    starts, end = (_equal_length_starts(arr, count, offset) or short_value_starts(arr, count, offset)
+    starts, end = (_equal_length_starts(arr, count, offset) or (text and short_value_starts(arr, count, offset))
                    or walk_starts(arr, count, offset) or _scan_starts(mv, count, offset))
     lengths = np.empty(count, dtype=np.int64)
     np.subtract(starts[1:], starts[:-1] + 4, out=lengths[:-1])

@@ -13,7 +13,7 @@ bytes exactly (plus the page's last 0-3 bytes, which end the last value).
 
 The words to drop are marked by a byte mask of the length bytes: made from
 the values' starts (:func:`strip_prefixes`), or, for text, the very mask that
-found them (:func:`strip_short_values`, through :func:`.prefix_walk.length_bytes`).
+found them (:func:`strip_marked`, from :func:`.prefix_walk.length_bytes`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from __future__ import annotations
 import numpy as np
 
 from parquet_codec.encodings.byte_arrays import ByteArrays
-from parquet_codec.encodings.prefix_walk import length_bytes
 from parquet_codec.memory import default_pool
 
 #: Values of 4 to 255 bytes: then no word holds two length bytes, and a
@@ -45,19 +44,17 @@ def strip_prefixes(arr: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> 
     return _strip(arr[:size], marks, ends)
 
 
-def strip_short_values(arr: np.ndarray, count: int) -> ByteArrays | None:
-    """The ``count`` values of the PLAIN page ``arr`` (from its first prefix to
-    its last value's end) as ByteArrays, when they are all of 4 to 255 bytes
-    and hold no three zero bytes in a row (text, mostly); None for any other
-    page (:func:`.plain.plain_byte_array_ranges` then finds the values)."""
-    located = length_bytes(arr, count)
-    if located is None:
-        return None
-    found, ends, marks = located
+def strip_marked(arr: np.ndarray, found: np.ndarray, ends: np.ndarray, marks: np.ndarray) -> ByteArrays | None:
+    """The values of the PLAIN page ``arr`` (from its first prefix to its last
+    value's end) as ByteArrays, cut with the mask of length bytes that found
+    them (:func:`.prefix_walk.length_bytes` gives ``found``, ``ends`` and
+    ``marks``); None when some value is under 4 bytes or the mask marks more
+    than the length bytes (the caller then copies the values range by range)."""
+    count = len(found)
     lengths = ends - found
     lengths -= 4
     if lengths.min() < _SHORTEST or np.count_nonzero(marks) != count:
-        return None  # (the mask is then not exactly the length bytes)
+        return None
     return _strip(arr, marks.view(np.uint8), ends)
 
 
@@ -97,4 +94,4 @@ def _strip(page: np.ndarray, marks: np.ndarray, ends: np.ndarray) -> ByteArrays:
     return ByteArrays(offsets, data[:total])
 
 
-__all__ = ["strip_prefixes", "strip_short_values"]
+__all__ = ["strip_marked", "strip_prefixes"]

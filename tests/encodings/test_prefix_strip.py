@@ -8,7 +8,8 @@ import pytest
 
 from parquet_codec.encodings.byte_arrays import ByteArraysBuilder
 from parquet_codec.encodings.plain import plain_byte_array_ranges
-from parquet_codec.encodings.prefix_strip import strip_prefixes, strip_short_values
+from parquet_codec.encodings.prefix_strip import strip_marked, strip_prefixes
+from parquet_codec.encodings.prefix_walk import length_bytes
 
 
 def _page(rng: np.random.Generator, lengths: np.ndarray) -> bytes:
@@ -49,6 +50,12 @@ def test_other_lengths_are_left_to_the_copy(lengths):
     assert strip_prefixes(arr, starts[:0], found[:0]) is None
 
 
+def _cut_text(arr: np.ndarray, count: int):
+    """Found by length_bytes and cut by strip_marked, as column.py reads a text page."""
+    located = length_bytes(arr, count)
+    return None if located is None else strip_marked(arr, *located)
+
+
 def _text_page(rng: np.random.Generator, lengths: np.ndarray) -> bytes:
     return b"".join(int(k).to_bytes(4, "little") + rng.integers(1, 256, int(k), dtype=np.uint8).tobytes()
                     for k in lengths)
@@ -64,7 +71,7 @@ def test_text_found_and_cut_as_copied(shift, low, high):
         raw = _text_page(rng, rng.integers(low, high, count))
         buffer = np.zeros(len(raw) + shift, dtype=np.uint8)
         buffer[shift:] = np.frombuffer(raw, dtype=np.uint8)
-        stripped = strip_short_values(buffer[shift:], count)
+        stripped = _cut_text(buffer[shift:], count)
         offsets, data = _ranges_copy(*plain_byte_array_ranges(buffer[shift:], count)[:3])
         assert np.array_equal(stripped.offsets, offsets)
         assert np.array_equal(stripped.data, data)
@@ -80,20 +87,20 @@ def test_text_declined_unless_proven():
     def page(vals: list[bytes]) -> np.ndarray:
         return np.frombuffer(b"".join(len(v).to_bytes(4, "little") + v for v in vals), dtype=np.uint8)
 
-    assert strip_short_values(page(values), len(values)) is not None
+    assert _cut_text(page(values), len(values)) is not None
     for at in range(12):
         for odd in (b"", b"ab", b"abc", b"a\0\0\0bcd", b"\0\0\0abcd", b"abcd\0\0\0", b"x" * 300):
             case = values[:at] + [odd] + values[at:60]
-            got = strip_short_values(page(case), len(case))
+            got = _cut_text(page(case), len(case))
             assert got is None or got.to_pylist() == case
-    assert strip_short_values(np.concatenate([page(values), [1, 2]]).astype(np.uint8), len(values)) is None
-    assert strip_short_values(page(values), len(values) - 1) is None
-    assert strip_short_values(page(values), 0) is None
+    assert _cut_text(np.concatenate([page(values), [1, 2]]).astype(np.uint8), len(values)) is None
+    assert _cut_text(page(values), len(values) - 1) is None
+    assert _cut_text(page(values), 0) is None
     data = page(values)
     for _ in range(300):
         noisy = data.copy()
         noisy[int(rng.integers(len(noisy)))] ^= np.uint8(1 << int(rng.integers(8)))
-        got = strip_short_values(noisy, len(values))
+        got = _cut_text(noisy, len(values))
         if got is not None:
             arr, starts, lengths, _ = plain_byte_array_ranges(noisy, len(values))
             assert got.to_pylist() == [bytes(arr[s:s + n]) for s, n in zip(starts, lengths, strict=True)]
