@@ -6,8 +6,11 @@ column only later files have is dropped; a column of another type is cast to
 the first file's type where pyarrow's safe cast would succeed: integers of
 any width and sign, floating point and timestamp units (each value checked,
 as pyarrow checks it: no overflow, no lost fraction or digits), string and
-binary (UTF-8 checked). Any other difference, and a value the cast would
-change, is a :class:`SchemaError` naming the file and the column. A column
+binary (UTF-8 checked), structs field by field (matched by name: fields the
+target lacks left out, fields it adds null). Any other difference, and a
+value the cast would change, is a :class:`SchemaError` naming the file and
+the column. A schema given (pyarrow's ``schema=``) takes the first file's
+place. A column
 the first file declares required becomes optional when another file leaves
 it null.
 """
@@ -128,8 +131,7 @@ def conform(table: Table, template: Table, path: str, reference: str) -> Table:
             if column.dictionaries:
                 dictionaries[target.name] = column.dictionaries
         else:
-            arrays[target.name] = _cast(column.array, column.field, target.field,
-                                        f"column {target.name!r} of {path}", reference)
+            arrays[target.name] = _cast(column.array, column.field, target.field, target.name, path, reference)
     return Table(template.schema, arrays, table.num_rows, metadata=template.metadata, origin=template.origin,
                  read_options=table.read_options, dictionaries=dictionaries)
 
@@ -204,11 +206,15 @@ def type_name(field: Field) -> str:
     return info.kind
 
 
-def _cast(array: Array, source: Field, target: Field, what: str, reference: str) -> Array:
-    """``array`` of ``source``'s type as ``target``'s, each value checked."""
+def _cast(array: Array, source: Field, target: Field, column: str, path: str, reference: str) -> Array:
+    """``array`` (of ``column``, a dotted path, in the file at ``path``) of
+    ``source``'s type as ``target``'s, each value checked."""
     def refuse(reason: str) -> SchemaError:
-        return SchemaError(f"{what} is {type_name(source)} where {reference} is {type_name(target)}: {reason}")
+        return SchemaError(f"column {column!r} of {path} is {type_name(source)} where {reference} is "
+                           f"{type_name(target)}: {reason}")
 
+    if source.kind == STRUCT and target.kind == STRUCT and isinstance(array, StructArray):
+        return _cast_struct(array, source, target, column, path, reference)
     if source.kind != PRIMITIVE or target.kind != PRIMITIVE:
         raise refuse("nested columns of different types are not cast")
     src, dst = logical_info(source.node.element), logical_info(target.node.element)
@@ -244,6 +250,24 @@ def _cast(array: Array, source: Field, target: Field, what: str, reference: str)
     if converted.dtype.itemsize == np.dtype(physical).itemsize:
         converted = converted.view(physical)
     return _with_values(array, converted.astype(physical))
+
+
+def _cast_struct(array: StructArray, source: Field, target: Field, column: str, path: str, reference: str
+                 ) -> StructArray:
+    """A struct as one of ``target``'s fields, matched by name, as Arrow casts
+    structs: fields it lacks left out, fields it adds null, each cast."""
+    mine = {child.name: child for child in source.children}
+    children = {}
+    for child in target.children:
+        field = mine.get(child.name)
+        if field is None:
+            children[child.name] = null_array(child, len(array))
+        elif _signature(field) == _signature(child):
+            children[child.name] = array.children[child.name]
+        else:
+            children[child.name] = _cast(array.children[child.name], field, child, f"{column}.{child.name}", path,
+                                         reference)
+    return StructArray(len(array), children, validity=array.validity)
 
 
 def _half_float(info: LogicalInfo) -> bool:

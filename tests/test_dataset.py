@@ -458,3 +458,25 @@ def test_sixteen_bit_integers_are_cast_across_files(tmp_path):
     got = pc.read_table(tmp_path)
     assert got.to_arrow().schema.equals(expected.schema)
     assert got.to_pylist() == expected.to_pylist() == [{"a": 1}, {"a": -2}, {"a": 300}]
+
+
+def test_structs_are_cast_field_by_name_as_pyarrow(tmp_path):
+    """A struct of other fields is cast as Arrow casts structs: matched by name,
+    fields the target lacks left out, fields it adds null, each field cast
+    (a schema given, and a later file in the first file's schema); it was
+    refused as 'nested columns of different types are not cast'."""
+    struct = pa.struct([("x", pa.int64()), ("y", pa.string())])
+    pq.write_table(pa.table({"s": pa.array([{"x": 1, "y": "a"}, None, {"x": None, "y": "c"}], struct)}),
+                   tmp_path / "0.parquet")
+    pq.write_table(pa.table({"s": pa.array([{"y": "b", "z": 2.5, "x": 7}], pa.struct(
+        [("y", pa.string()), ("z", pa.float64()), ("x", pa.int32())]))}), tmp_path / "1.parquet")
+    pq.write_table(pa.table({"s": pa.array([{"y": "d"}], pa.struct([("y", pa.string())]))}), tmp_path / "2.parquet")
+    for schema in (None, pa.schema([("s", pa.struct([("y", pa.string()), ("x", pa.int8())]))]),
+                   pa.schema([("s", pa.struct([("x", pa.int64()), ("q", pa.struct([("r", pa.int32())]))]))])):
+        expected = pq.read_table(tmp_path, schema=schema)
+        got = pc.read_table(tmp_path, schema=schema)
+        assert got.to_arrow().schema.equals(expected.schema)
+        assert got.to_pylist() == expected.to_pylist()
+    with pytest.raises(SchemaError, match=r"column 's.x' of .*1.parquet is int32 where the schema given is int8"):
+        pq.write_table(pa.table({"s": pa.array([{"x": 300}], pa.struct([("x", pa.int32())]))}), tmp_path / "1.parquet")
+        pc.read_table(tmp_path, schema=pa.schema([("s", pa.struct([("x", pa.int8())]))]))
