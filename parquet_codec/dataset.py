@@ -180,10 +180,14 @@ def _read_in_schema(files: list[DataFile], columns: list[str] | None, filters: o
                     options: dict) -> Table:
     """The files as one Table in ``schema`` (a pyarrow Schema), as pyarrow reads
     a dataset given one: its fields (those of ``columns``) in its order, a
-    field no file holds null, others cast as :mod:`.dataset_schema` casts;
-    partition keys it does not name are left out, those it names take its type."""
+    field no file holds null, others cast as :mod:`.dataset_schema` casts,
+    those of a dictionary type read as dictionaries; partition keys it does
+    not name are left out, those it names take its type."""
     target = schema_template(schema)
     names = target.column_names
+    encoded = [field.name for field in schema if hasattr(field.type, "index_type")]  # Arrow dictionary types
+    if encoded:
+        options = dict(options, read_dictionary=[*(options.get("read_dictionary") or ()), *encoded])
     filt = parse_filters(filters)
     for name in [*(columns or ()), *(filt.columns if filt else ())]:
         if (name if name in (columns or ()) else head(name, names)) not in names:

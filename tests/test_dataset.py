@@ -431,6 +431,10 @@ def test_a_schema_given_for_one_file(tmp_path):
         assert got.to_pylist() == expected.to_pylist()
     with open(path, "rb") as handle:
         assert pc.read_table(handle, schema=schema).to_pylist() == expected.to_pylist()
+    encoded = pa.schema([("s", pa.dictionary(pa.int32(), pa.string())), ("a", pa.int64())])
+    got = pc.read_table(path, schema=encoded)
+    assert got.to_arrow().schema.equals(pq.read_table(path, schema=encoded).schema)
+    assert got.to_pylist() == pq.read_table(path, schema=encoded).to_pylist()
 
 
 def test_a_schema_given_refuses_what_pyarrow_refuses(tmp_path):
