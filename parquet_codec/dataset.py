@@ -58,21 +58,33 @@ class DataFile:
     partition: tuple[tuple[str, str | None], ...]
 
 
-def discover(folder: str, filesystem: object = None, partitioning: str | Sequence[str] | None = "hive"
-             ) -> list[DataFile]:
+def discover(folder: str, filesystem: object = None, partitioning: str | Sequence[str] | None = "hive",
+             ignore_prefixes: Sequence[str] | None = None) -> list[DataFile]:
     """The data files under ``folder`` (on ``filesystem``, a pyarrow or fsspec
     one, or the local disk) in path order, with their partition values (see
-    :func:`_partition_values` for ``partitioning``)."""
+    :func:`_partition_values` for ``partitioning``). A file or folder whose
+    name starts with one of ``ignore_prefixes`` is left out, as pyarrow
+    leaves it out (by default "_" and ".": bookkeeping)."""
+    prefixes = _IGNORED if ignore_prefixes is None else _prefixes(ignore_prefixes)
     fs = Filesystem(filesystem)
     sep = os.sep if filesystem is None else "/"
     root = folder.rstrip(sep) or sep
     found = []
     for path in fs.files_under(root):
         parts = _relative(path, root, sep).split(sep)
-        if any(part.startswith(("_", ".")) for part in parts):
+        if prefixes and any(part.startswith(prefixes) for part in parts):
             continue  # bookkeeping, or under a bookkeeping folder
         found.append(DataFile(path, _partition_values(parts[:-1], partitioning)))
     return found
+
+
+_IGNORED = ("_", ".")
+
+
+def _prefixes(given: object) -> tuple[str, ...]:
+    if isinstance(given, str) or not all(isinstance(p, str) for p in given):
+        raise TypeError(f"ignore_prefixes must be a list of strings, not {given!r}")
+    return tuple(given)
 
 
 def _relative(path: str, root: str, sep: str) -> str:
@@ -133,7 +145,8 @@ def read_dataset(folder: str, columns: Sequence[str] | None = None, filters: obj
                  partitioning: str | Sequence[str] | None = "hive", **options: object) -> Table:
     """Every data file of ``folder`` as one Table, partition columns last
     (``filesystem``, among the options, holds the folder)."""
-    files = _checked(discover(folder, options.get("filesystem"), _partitioning(partitioning)), partitioning)
+    files = _checked(discover(folder, options.get("filesystem"), _partitioning(partitioning),
+                              options.pop("ignore_prefixes", None)), partitioning)
     return _read_data_files(files, columns, filters, **options)
 
 
@@ -263,11 +276,13 @@ def read_table(source: Source | Sequence[str | os.PathLike], columns: Sequence[s
 
 def _dataset_files(source: object, partitioning: object, options: dict) -> list[DataFile] | None:
     """The files a folder or a list of paths holds, with their partition
-    values; None for one file (or a file object)."""
+    values; None for one file (or a file object). ``ignore_prefixes``, among
+    the options (taken out of them), applies to a folder's files only, as in pyarrow."""
     mode = _partitioning(partitioning)
+    ignore_prefixes = options.pop("ignore_prefixes", None)
     folder = _folder(source, options)
     if folder is not None:
-        return _checked(discover(folder, options.get("filesystem"), mode), mode)
+        return _checked(discover(folder, options.get("filesystem"), mode, ignore_prefixes), mode)
     if not isinstance(source, (list, tuple)) or not all(isinstance(p, (str, os.PathLike)) for p in source):
         return None
     # As pyarrow: the folders of each listed path give its partition values.

@@ -484,3 +484,21 @@ def test_structs_are_cast_field_by_name_as_pyarrow(tmp_path):
     with pytest.raises(SchemaError, match=r"column 's.x' of .*1.parquet is int32 where the schema given is int8"):
         pq.write_table(pa.table({"s": pa.array([{"x": 300}], pa.struct([("x", pa.int32())]))}), tmp_path / "1.parquet")
         pc.read_table(tmp_path, schema=pa.schema([("s", pa.struct([("x", pa.int8())]))]))
+
+
+def test_ignore_prefixes_as_pyarrow(tmp_path):
+    """pyarrow's ignore_prefixes: names (of files and of folders on the way)
+    starting with one of them are left out, in place of "_" and "."; a single
+    file is read whatever its name."""
+    for name, value in (("x", 1), ("_y", 2), ("tmp_z", 3), ("sub/tmp_w", 4), ("tmpdir/v", 5)):
+        os.makedirs((tmp_path / name).parent, exist_ok=True)
+        pq.write_table(pa.table({"a": [value]}), tmp_path / f"{name}.parquet")
+    for prefixes in (None, ["tmp"], [], ["tmp", "_"]):
+        options = {} if prefixes is None else {"ignore_prefixes": prefixes}
+        expected = sorted(pq.read_table(tmp_path, **options).column("a").to_pylist())
+        assert sorted(pc.read_table(tmp_path, **options).column("a").to_pylist()) == expected
+        assert sorted(pc.ParquetDataset(tmp_path, **options).read().column("a").to_pylist()) == expected
+        assert sorted(pc.read_dataset(str(tmp_path), **options).column("a").to_pylist()) == expected
+    assert pc.read_table(tmp_path / "x.parquet", ignore_prefixes=["x"]).num_rows == 1
+    with pytest.raises(TypeError, match="ignore_prefixes"):
+        pc.read_table(tmp_path, ignore_prefixes="tmp")
