@@ -1,7 +1,7 @@
 """Writing a table as a folder of Parquet files, as ``pyarrow.parquet.write_to_dataset``.
 
 With ``partition_cols`` the rows are split by the values of those columns into
-hive folders ``key=value/...``; each folder gets one file of its rows (or
+hive folders ``key=value/...`` (or, with ``partitioning``, folders of the bare values); each folder gets one file of its rows (or
 several, of ``max_rows_per_file`` rows), without the partition columns.
 Folder names are pyarrow's: values formatted as Arrow casts them to text,
 then percent-encoded except ``A-Z a-z 0-9 - _ . ~`` (Arrow's "uri" segment
@@ -59,7 +59,8 @@ def write_to_dataset(table: Any, root_path: str | os.PathLike, partition_cols: S
                      basename_template: str | None = None, existing_data_behavior: str = "overwrite_or_ignore",
                      filesystem: Any = None, max_partitions: int = 1024, max_rows_per_file: int = 0,
                      max_rows_per_group: int | None = None, file_visitor: Callable[[WrittenFile], None] | None = None,
-                     metadata_collector: list | None = None, **options: Any) -> list[str]:
+                     metadata_collector: list | None = None, partitioning: Any = None,
+                     partitioning_flavor: str | None = None, **options: Any) -> list[str]:
     """Write ``table`` (anything :func:`convert.to_table` takes) under ``root_path``; the paths written.
 
     ``basename_template`` holds ``{i}``, numbered per folder as pyarrow does (default
@@ -71,6 +72,9 @@ def write_to_dataset(table: Any, root_path: str | os.PathLike, partition_cols: S
     ``{i}`` = 0, 1, ...; ``max_rows_per_group`` is the files' row group size;
     ``file_visitor`` is called with a :class:`WrittenFile` for each file, and
     ``metadata_collector`` gets each file's FileMetaData (for :func:`writer.write_metadata`).
+    ``partitioning`` (in place of ``partition_cols``): column names, folders of
+    their bare values unless ``partitioning_flavor`` is "hive", or a pyarrow
+    HivePartitioning or DirectoryPartitioning (see :func:`_partition_keys`).
     ``options`` go to the writer (compression, ...); pyarrow's ``use_threads``,
     ``max_open_files`` and ``min_rows_per_group`` are accepted and change nothing."""
     for unused in ("use_threads", "max_open_files", "min_rows_per_group", "create_dir"):
@@ -84,7 +88,7 @@ def write_to_dataset(table: Any, root_path: str | os.PathLike, partition_cols: S
         raise ValueError(f"basename_template must hold '{{i}}' exactly once and no '/': {template!r}")
     if max_rows_per_file < 0:
         raise ValueError(f"max_rows_per_file must be 0 (no limit) or positive, not {max_rows_per_file}")
-    keys = list(partition_cols or [])
+    keys, hive = _partition_keys(partition_cols, partitioning, partitioning_flavor)
     if len(set(keys)) != len(keys):
         raise ValueError(f"partition_cols names a column twice: {keys}")
     if any("/" in k for k in keys):  # pyarrow would nest folders that no reader parses back
@@ -102,7 +106,7 @@ def write_to_dataset(table: Any, root_path: str | os.PathLike, partition_cols: S
         parts = [((), rest)] if rest.num_rows else []
     else:
         # A Table read from a file prints as pyarrow reads the file; Arrow data, in its own units.
-        parts = _partitions(rest, key_columns, arrow_units=not isinstance(table, Table))
+        parts = _partitions(rest, key_columns, arrow_units=not isinstance(table, Table), hive=hive)
     if len(parts) > max_partitions:
         raise ValueError(f"Fragment would be written into {len(parts)} partitions. "
                          f"This exceeds the maximum of {max_partitions}")
@@ -132,11 +136,32 @@ def write_to_dataset(table: Any, root_path: str | os.PathLike, partition_cols: S
     return written
 
 
+def _partition_keys(partition_cols: Sequence[str] | None, partitioning: Any, flavor: str | None
+                    ) -> tuple[list[str], bool]:
+    """The partition columns, and whether their folders are hive's ``key=value``
+    (else directory partitioning's bare values), from pyarrow's two ways to name them."""
+    if partitioning is None:
+        return list(partition_cols or []), True
+    if partition_cols:
+        raise ValueError("The 'partition_cols' argument is not supported. Use only 'partitioning' instead.")
+    kind = type(partitioning).__name__
+    if kind in ("HivePartitioning", "DirectoryPartitioning"):  # pyarrow.dataset.partitioning(schema, flavor=...)
+        return list(partitioning.schema.names), kind == "HivePartitioning"
+    if isinstance(partitioning, str) or not all(isinstance(name, str) for name in partitioning):
+        raise UnsupportedError(f"partitioning {partitioning!r}: give a list of column names, or a pyarrow "
+                               "HivePartitioning or DirectoryPartitioning")
+    if flavor not in (None, "hive"):
+        raise ValueError(f"partitioning_flavor must be None or 'hive', not {flavor!r}")
+    return list(partitioning), flavor == "hive"
+
+
 # ---------------------------------------------------------------- grouping
 
 
-def _partitions(rest: Table, key_columns: list[Column], arrow_units: bool) -> list[tuple[tuple[str, ...], Table]]:
-    """The rows of ``rest`` per partition folder, as (folder segments, rows)."""
+def _partitions(rest: Table, key_columns: list[Column], arrow_units: bool, hive: bool = True
+                ) -> list[tuple[tuple[str, ...], Table]]:
+    """The rows of ``rest`` per partition folder, as (folder segments, rows):
+    ``key=value`` (``hive``), or the values alone, down to the first null."""
     if not rest.num_rows:
         return []
     codes, texts = [], []
@@ -149,7 +174,8 @@ def _partitions(rest: Table, key_columns: list[Column], arrow_units: bool) -> li
     folders: dict[tuple[str, ...], int] = {}
     group_folder = np.empty(len(group_reps), dtype=np.int64)
     for g, row in enumerate(group_reps.tolist()):
-        segments = tuple(f"{col.name}={text[c[row]]}" for col, text, c in zip(key_columns, texts, codes, strict=True))
+        segments = _segments([col.name for col in key_columns], [text[c[row]] for text, c in zip(texts, codes,
+                                                                                                  strict=True)], hive)
         group_folder[g] = folders.setdefault(segments, len(folders))
     row_folder = group_folder[group_codes]
     if len(folders) == 1:
@@ -159,6 +185,17 @@ def _partitions(rest: Table, key_columns: list[Column], arrow_units: bool) -> li
     gathered = Table(rest.schema, {c.name: take_rows(c.array, order) for c in rest.columns}, rest.num_rows,
                      metadata=rest.metadata, origin=rest.origin, read_options=rest.read_options)
     return [(segments, gathered.slice(bounds[i], bounds[i + 1] - bounds[i])) for segments, i in folders.items()]
+
+
+def _segments(names: list[str], values: list[str | None], hive: bool) -> tuple[str, ...]:
+    """A folder's path segments for one tuple of partition values (None: null)."""
+    if hive:
+        return tuple(f"{name}={HIVE_NULL if value is None else value}" for name, value in zip(names, values, strict=True))
+    depth = values.index(None) if None in values else len(values)
+    after = [name for name, value in zip(names[depth:], values[depth:], strict=True) if value is not None]
+    if after:  # a bare path cannot skip a level
+        raise ValueError(f"No partition key for {names[depth]} but a key was provided subsequently for {after[0]}.")
+    return tuple(values[:depth])
 
 
 def _dense(*keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -212,8 +249,8 @@ def _byte_keys(offsets: np.ndarray, data: np.ndarray) -> list[np.ndarray]:
 # ---------------------------------------------------------------- folder names
 
 
-def _segment_texts(column: Column, rows: np.ndarray, arrow_units: bool) -> list[str]:
-    """The folder text of the values at ``rows``, as pyarrow writes them; ``arrow_units``:
+def _segment_texts(column: Column, rows: np.ndarray, arrow_units: bool) -> list[str | None]:
+    """The folder text of the values at ``rows`` (None for a null), as pyarrow writes them; ``arrow_units``:
     times in the unit of the column's Arrow type (stored as ms, seconds print as seconds)."""
     texts: list[str] | list[bytes]
     sub = take_rows(column.array, rows)
@@ -242,11 +279,11 @@ def _segment_texts(column: Column, rows: np.ndarray, arrow_units: bool) -> list[
     elif kind == "decimal":
         texts = ["" if d is None else format(d, "f") for d in array_to_pylist(column.field, sub, column.origin)]
     elif kind == "null":
-        texts = [HIVE_NULL] * len(rows)
+        texts = [""] * len(rows)
     else:
         raise UnsupportedError(f"cannot partition on column {column.name!r} of type {column.field.type_string()}")
     valid = sub.is_valid().tolist()
-    return [quote(t, safe="") if ok else HIVE_NULL for t, ok in zip(texts, valid, strict=True)]
+    return [quote(t, safe="") if ok else None for t, ok in zip(texts, valid, strict=True)]
 
 
 def _float_text(value: np.floating, single: bool) -> str:

@@ -480,3 +480,47 @@ def test_max_partitions_refuses_more_folders(tmp_path):
         pc.write_to_dataset(table, tmp_path / "d", partition_cols=["k"], max_partitions=3)
     assert not (tmp_path / "d").exists() or not os.listdir(tmp_path / "d")
     assert len(pc.write_to_dataset(table, tmp_path / "d", partition_cols=["k"], max_partitions=6)) == 6
+
+
+def _folders(root) -> list[list[str]]:
+    return sorted(os.path.relpath(folder, root).split(os.sep) for folder, _, files in os.walk(root) if files)
+
+
+@pytest.mark.parametrize("options", [
+    {"partitioning": ["k"]},
+    {"partitioning": ["k", "s"]},
+    {"partitioning": ["k", "s"], "partitioning_flavor": "hive"},
+    {"partitioning": "hive-object"},
+    {"partitioning": "directory-object"},
+    {"partitioning": ["n"]},
+], ids=["names", "names-null-stops", "hive-flavor", "hive-object", "directory-object", "all-null"])
+def test_partitioning_as_pyarrow_writes_it(tmp_path, options):
+    """pyarrow's partitioning= (names, a flavor, or a Partitioning object):
+    hive folders, or the bare values down to the first null; it reached the
+    file writer, which refused it."""
+    table = pa.table({"k": [1, 2, 1], "s": ["a", "b", None], "n": pa.nulls(3), "v": [1.0, 2.0, 3.0]})
+    if isinstance(options["partitioning"], str):
+        flavor = "hive" if options["partitioning"] == "hive-object" else None
+        options = {"partitioning": ds.partitioning(pa.schema([("k", pa.int64())]), flavor=flavor)}
+    pq.write_to_dataset(table, tmp_path / "theirs", **options)
+    pc.write_to_dataset(table, tmp_path / "ours", **options)
+    assert _folders(tmp_path / "ours") == _folders(tmp_path / "theirs")
+    names = options["partitioning"] if isinstance(options["partitioning"], list) else ["k"]
+    if names == ["n"]:
+        return  # the files lie at the root: pyarrow cannot infer the partition's type to read them back
+    reading = {"partitioning": "hive" if options.get("partitioning_flavor") == "hive" or
+               type(options["partitioning"]).__name__ == "HivePartitioning" else names}
+    expected = sorted(pq.read_table(tmp_path / "theirs", **reading).to_pylist(), key=str)
+    assert sorted(pc.read_table(tmp_path / "ours", **reading).to_pylist(), key=str) == expected
+
+
+def test_partitioning_refusals_as_pyarrow(tmp_path):
+    table = pa.table({"k": [1, None], "s": ["a", "b"]})
+    with pytest.raises(ValueError, match="No partition key for k but a key was provided subsequently for s"):
+        pc.write_to_dataset(table, tmp_path / "a", partitioning=["k", "s"])
+    with pytest.raises(pa.ArrowInvalid, match="No partition key for k but a key was provided subsequently for s"):
+        pq.write_to_dataset(table, tmp_path / "b", partitioning=["k", "s"])
+    with pytest.raises(ValueError, match="Use only 'partitioning'"):
+        pc.write_to_dataset(table, tmp_path / "c", partition_cols=["k"], partitioning=["s"])
+    with pytest.raises(ValueError, match="partitioning_flavor"):
+        pc.write_to_dataset(table, tmp_path / "d", partitioning=["k"], partitioning_flavor="filename")
