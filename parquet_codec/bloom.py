@@ -41,6 +41,7 @@ from parquet_codec.format.ttypes import (
     XxHash,
 )
 from parquet_codec.io import ByteSource
+from parquet_codec.temporal import in_duration_unit
 from parquet_codec.thrift_io import deserialize, serialize
 from parquet_codec.types import LogicalInfo, from_pylist
 
@@ -251,13 +252,16 @@ class Sbbf:
     """A split-block bloom filter of ``num_bytes`` bytes (a power of two, 32 B to 128 MiB).
 
     ``info`` (the column's :class:`LogicalInfo`) is needed only by
-    :meth:`might_contain`, which takes Python values of the column's type.
+    :meth:`might_contain`, which takes Python values of the column's type;
+    ``duration_unit`` (that of an INT64 column stored for an Arrow duration)
+    lets it take time spans as well.
     """
 
-    def __init__(self, num_bytes: int, *, info: LogicalInfo | None = None) -> None:
+    def __init__(self, num_bytes: int, *, info: LogicalInfo | None = None, duration_unit: str | None = None) -> None:
         _check_num_bytes(num_bytes)
         self.blocks = np.zeros((num_bytes // BLOCK_BYTES, WORDS_PER_BLOCK), dtype="<u4")
         self.info = info
+        self.duration_unit = duration_unit
 
     optimal_num_bytes = staticmethod(optimal_num_bytes)
 
@@ -342,6 +346,10 @@ class Sbbf:
         items = list(values)
         if any(v is None for v in items):
             return True
+        if self.duration_unit is not None:
+            items = list(in_duration_unit(items, self.duration_unit))
+            if not items:  # spans between two counts of the unit: no value equals them
+                return False
         return bool(self.check_hashes(value_hashes(items, info)).any())
 
     # Serialization ("File Format") ---------------------------------------

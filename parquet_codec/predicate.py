@@ -59,6 +59,7 @@ from parquet_codec.offset_index import RowRanges, rows_of_pages
 from parquet_codec.schema import Schema, SchemaNode
 from parquet_codec.sort_keys import has_order, plain_number, value_key
 from parquet_codec.statistics import SIGNED, sort_order
+from parquet_codec.temporal import in_duration_unit, span_counts
 from parquet_codec.types import LogicalInfo, logical_info
 from parquet_codec.value_sets import SetValues, ValueSet
 
@@ -179,10 +180,6 @@ def _predicate(item: object) -> Predicate:
     return Predicate(column, op, value)
 
 
-#: Nanoseconds per unit of an Arrow duration.
-_DURATION_NS = {"s": 10**9, "ms": 10**6, "us": 10**3, "ns": 1}
-
-
 def with_duration_units(filt: Filter, units: dict[str, str]) -> Filter:
     """``filt`` with the time spans (``datetime.timedelta``, ``numpy.timedelta64``,
     ``pandas.Timedelta``) compared with duration columns (``units``: column ->
@@ -197,16 +194,11 @@ def with_duration_units(filt: Filter, units: dict[str, str]) -> Filter:
 def _in_unit(predicate: Predicate, unit: str | None) -> Predicate:
     if unit is None or predicate.op in (IS_NULL, IS_NOT_NULL):
         return predicate
-    per = _DURATION_NS[unit]
     if predicate.op in (IN, NOT_IN):
-        counts = (_span_ns(v) for v in predicate.value)
-        kept = tuple(v if ns is None else ns // per for v, ns in zip(predicate.value, counts, strict=True)
-                     if ns is None or ns % per == 0)
-        return Predicate(predicate.column, predicate.op, kept)
-    ns = _span_ns(predicate.value)
-    if ns is None:
+        return Predicate(predicate.column, predicate.op, tuple(in_duration_unit(predicate.value, unit)))
+    count, exact = span_counts(predicate.value, unit)
+    if count is None:
         return predicate
-    count, exact = ns // per, ns % per == 0
     if exact:
         return Predicate(predicate.column, predicate.op, count)
     # Between count and count + 1: x < span means x <= count, x > span means x > count.
@@ -214,19 +206,6 @@ def _in_unit(predicate: Predicate, unit: str | None) -> Predicate:
     if op is not None:
         return Predicate(predicate.column, op, count)
     return Predicate(predicate.column, IN if predicate.op == EQ else IS_NOT_NULL, () if predicate.op == EQ else None)
-
-
-def _span_ns(value: object) -> int | None:
-    """A time span in nanoseconds; None for any other value (left to the usual checks)."""
-    if isinstance(value, np.timedelta64):
-        if np.isnat(value):
-            raise SchemaError(f"{value!r} is not a time span to compare with")
-        return int(value.astype("m8[ns]").astype(np.int64))
-    if isinstance(value, _dt.timedelta):
-        whole = (value.days * 86_400 + value.seconds) * 10**9 + value.microseconds * 1_000
-        extra = getattr(value, "nanoseconds", 0)  # pandas.Timedelta keeps nanoseconds beyond the microseconds
-        return whole + extra
-    return None
 
 
 # ---------------------------------------------------------------- binding to a schema

@@ -48,7 +48,7 @@ from parquet_codec.metadata import FileMetadata, read_footer
 from parquet_codec.metadata_views import FileMetaData
 from parquet_codec.nested import PRIMITIVE
 from parquet_codec.offset_index import read_offset_index
-from parquet_codec.scan import ReadPlan, Scanner
+from parquet_codec.scan import ReadPlan, Scanner, duration_units
 from parquet_codec.schema import Schema, SchemaNode
 from parquet_codec.table import Table
 from parquet_codec.types import logical_info
@@ -417,15 +417,18 @@ class ParquetFile:
     def bloom_filter(self, row_group: int, column: str | int) -> Sbbf | None:
         """The bloom filter of one column chunk (``column``: dotted path or leaf
         index), or None when the chunk has none. Its ``might_contain`` takes
-        Python values of the column's type."""
+        Python values of the column's type (time spans too for a column stored
+        for an Arrow duration)."""
         leaf = self._leaf(column)
         chunk, decryptor = self._local_chunk(row_group, leaf)
         meta = chunk.meta_data if decryptor is None else decryptor.metadata
         if meta is None or meta.bloom_filter_offset is None:
             return None
         with self._index_context(row_group, leaf):
-            return read_bloom_filter(self._source, meta.bloom_filter_offset, meta.bloom_filter_length,
-                                     info=logical_info(leaf.element), decryptor=decryptor)
+            found = read_bloom_filter(self._source, meta.bloom_filter_offset, meta.bloom_filter_length,
+                                      info=logical_info(leaf.element), decryptor=decryptor)
+        found.duration_unit = duration_units(self._arrow[1], [leaf.dotted_path]).get(leaf.dotted_path)
+        return found
 
     def column_index(self, row_group: int, column: str | int) -> ColumnIndex | None:
         """The ColumnIndex (per-page bounds) of one column chunk, or None."""

@@ -146,7 +146,7 @@ class Scanner:
         filt = parse_filters(filters)
         if filt is None:
             raise ValueError("a filtered read needs filters")
-        self.filter = filt = with_duration_units(filt, _duration_units(pf._arrow[1], filt.columns))
+        self.filter = filt = with_duration_units(filt, duration_units(pf._arrow[1], filt.columns))
         self.refs = bind(filt, pf.schema)
         schema = pf.schema
         returned = [schema.leaf(n.path) for f in projection.fields for n in f.leaf_nodes()]
@@ -293,7 +293,7 @@ class Scanner:
         return data, np.arange(plan.num_rows, dtype=np.int64)
 
 
-def _duration_units(origin: dict[str, Any], columns: list[str]) -> dict[str, str]:
+def duration_units(origin: dict[str, Any], columns: list[str]) -> dict[str, str]:
     """The unit of each filtered column whose stored Arrow type is a duration."""
     units = {}
     for column in columns:
@@ -330,4 +330,4 @@ def _member_of(rows: np.ndarray, wanted: np.ndarray) -> np.ndarray:
     return wanted[pos] == rows
 
 
-__all__ = ["BLOOM_FILTER", "PAGE_INDEX", "STATISTICS", "ColumnPlan", "ReadPlan", "RowGroupPlan", "Scanner"]
+__all__ = ["BLOOM_FILTER", "PAGE_INDEX", "STATISTICS", "ColumnPlan", "ReadPlan", "RowGroupPlan", "Scanner", "duration_units"]

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import functools
+from collections.abc import Iterable, Iterator
 
 import numpy as np
 
@@ -243,6 +244,41 @@ def _zone(timezone: str) -> _dt.tzinfo | None:
 #: Arrow's time units, seconds included (durations, Arrow times and timestamps).
 ARROW_UNITS_PER_SECOND = {"s": 1, **UNITS_PER_SECOND}
 _MAX_TIMEDELTA_US = _dt.timedelta.max // _dt.timedelta(microseconds=1)
+
+
+def span_ns(value: object) -> int | None:
+    """A time span (``datetime.timedelta``, ``pandas.Timedelta``,
+    ``numpy.timedelta64``) in nanoseconds; None for any other value."""
+    if isinstance(value, np.timedelta64):
+        if np.isnat(value):
+            raise SchemaError(f"{value!r} is not a time span to compare with")
+        return int(value.astype("m8[ns]").astype(np.int64))
+    if isinstance(value, _dt.timedelta):
+        whole = (value.days * 86_400 + value.seconds) * 10**9 + value.microseconds * 1_000
+        return whole + getattr(value, "nanoseconds", 0)  # pandas.Timedelta keeps nanoseconds beyond the microseconds
+    return None
+
+
+def span_counts(value: object, unit: str) -> tuple[int | None, bool]:
+    """A time span as a count of an Arrow duration ``unit`` ("s" .. "ns"), the
+    count at or below it, and whether it is exact: (None, False) for a value
+    that is not a span."""
+    ns = span_ns(value)
+    if ns is None:
+        return None, False
+    per = 10**9 // ARROW_UNITS_PER_SECOND[unit]
+    return ns // per, ns % per == 0
+
+
+def in_duration_unit(values: Iterable[object], unit: str) -> Iterator[object]:
+    """``values`` with each time span as its count of ``unit``; a span between
+    two counts equals no value of such a column and is left out."""
+    for value in values:
+        count, exact = span_counts(value, unit)
+        if count is None:
+            yield value
+        elif exact:
+            yield count
 
 
 def durations_to_py(values: np.ndarray, unit: str, validity: np.ndarray | None = None) -> list:
@@ -467,6 +503,9 @@ __all__ = [
     "UTC",
     "UNITS_PER_SECOND",
     "ARROW_UNITS_PER_SECOND",
+    "in_duration_unit",
+    "span_counts",
+    "span_ns",
     "JULIAN_UNIX_EPOCH",
     "apply_nulls",
     "int96_parts",

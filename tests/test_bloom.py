@@ -385,3 +385,23 @@ def test_hostile_offset_through_reader_names_the_place(pyarrow_bloom_file):
             pf.bloom_filter(1, "s")
     assert info.value.context["row_group"] == 1 and info.value.context["column"] == "s"
     assert info.value.context["file_offset"] == len(data) + 100
+
+
+def test_a_duration_columns_filter_takes_time_spans():
+    """A column stored for an Arrow duration is a bare INT64: its filter takes
+    time spans in the column's unit (datetime.timedelta, numpy.timedelta64,
+    pandas.Timedelta), as filters= do; it raised a SchemaError for them."""
+    spans = [datetime.timedelta(milliseconds=int(v)) for v in range(0, 30_000, 7)]
+    table = pa.table({"d": pa.array(spans, pa.duration("ms"))})
+    buf = io.BytesIO()
+    pq.write_table(table, buf, bloom_filter_options={"d": {"ndv": 5000, "fpp": 0.01}})
+    with ParquetFile(buf.getvalue()) as pf:
+        filt = pf.bloom_filter(0, "d")
+        assert filt.duration_unit == "ms"
+        assert all(filt.might_contain(span) for span in spans[::50])
+        assert filt.might_contain(np.timedelta64(7, "ms")) and filt.might_contain(7)
+        assert filt.might_contain(pytest.importorskip("pandas").Timedelta(milliseconds=14))
+        absent = [datetime.timedelta(milliseconds=v) for v in range(1, 30_000, 7)]
+        assert sum(filt.might_contain(span) for span in absent) < len(absent) // 10
+        assert not filt.might_contain(datetime.timedelta(microseconds=7_001))  # between two milliseconds
+        assert not filt.might_contain_any([datetime.timedelta(microseconds=1)])
