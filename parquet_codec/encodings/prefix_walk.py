@@ -92,12 +92,13 @@ def short_value_starts(arr: np.ndarray, count: int, offset: int) -> tuple[np.nda
 
 
 def length_bytes(stream: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """(position of each length prefix, where each value ends, and a bool mask
-    of the stream's bytes True at exactly those positions) of a stream of
-    ``count`` values of under 256 bytes whose only places with three zero
-    bytes after a byte are the prefixes; None for any other stream. The
-    mask lies in the default pool's scratch: it is valid until the pool
-    hands that buffer out again."""
+    """(position of each length prefix, where each value ends, and the bool
+    mask of the stream's bytes that found them: True at each prefix's length
+    byte, and possibly at a byte followed by three zeros that shares a word
+    with one) of a stream of ``count`` values of under 256 bytes whose only
+    places with three zero bytes after a byte are the prefixes, proven by the
+    chain through them; None for any other stream. The mask is a view of
+    the default pool's scratch, which the pool reuses once it is dropped."""
     size = len(stream)
     if count == 0 or size < 4 * count:
         return None
