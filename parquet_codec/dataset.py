@@ -162,10 +162,7 @@ def _read_data_files(files: list[DataFile], columns: Sequence[str] | None, filte
         return _read_in_schema(files, columns, filters, schema, options)
     if not files:
         return _no_files(columns, filters)
-    kinds = _partition_kinds(files)
-    if kinds:
-        stored = set(top_level_names(files[0].path, options))
-        kinds = {k: kind for k, kind in kinds.items() if k not in stored}
+    kinds = _folder_keys(_partition_kinds(files), files, options)
     wanted_keys = list(kinds) if columns is None else [c for c in columns if c in kinds]
     file_columns = None if columns is None else [c for c in columns if c not in kinds]
     filt = parse_filters(filters)
@@ -208,9 +205,7 @@ def _read_in_schema(files: list[DataFile], columns: list[str] | None, filters: o
     if columns is not None:
         target = target.select(columns)
     kinds = {k: kind for k, kind in _partition_kinds(files).items() if k in target.column_names}
-    if kinds:
-        stored = set(top_level_names(files[0].path, options))
-        kinds = {k: kind for k, kind in kinds.items() if k not in stored}
+    kinds = _folder_keys(kinds, files, options)
     in_files = target.select([n for n in target.column_names if n not in kinds])
     tables = []
     for data_file in files:
@@ -224,6 +219,15 @@ def _read_in_schema(files: list[DataFile], columns: list[str] | None, filters: o
 
 
 _GIVEN = "the schema given"
+
+
+def _folder_keys(kinds: dict[str, str], files: list[DataFile], options: dict) -> dict[str, str]:
+    """The partition keys read from the folders: those the first file does not
+    also hold as a column (such a column is read from the files)."""
+    if not kinds:
+        return kinds
+    stored = set(top_level_names(files[0].path, options))
+    return {k: kind for k, kind in kinds.items() if k not in stored}
 
 
 def _no_files(columns: Sequence[str] | None, filters: object) -> Table:
