@@ -31,12 +31,14 @@ from parquet_codec.dataset_partitions import (
 )
 from parquet_codec.dataset_schema import (
     conform,
+    file_arrow_schema,
     first_file,
     head,
     nullable_where_null,
     schema_template,
     source_name,
     top_level_names,
+    type_name,
 )
 from parquet_codec.dataset_schema import read_file as read_file_as
 from parquet_codec.errors import SchemaError, UnsupportedError
@@ -103,7 +105,15 @@ def _partition_kinds(files: list[DataFile]) -> dict[str, str]:
 
 
 def _partitioning(partitioning: object) -> str | tuple[str, ...] | None:
-    """pyarrow's ``partitioning`` argument, checked: "hive", None or field names."""
+    """pyarrow's ``partitioning`` argument, checked: "hive", None or field
+    names; or pyarrow's objects for those (HivePartitioning,
+    DirectoryPartitioning, whose types :func:`_typed_keys` applies, and
+    ``HivePartitioning.discover()``)."""
+    kind = type(partitioning).__name__
+    if kind == "HivePartitioning" or (kind == "PartitioningFactory" and partitioning.type_name == "hive"):
+        return "hive"
+    if kind == "DirectoryPartitioning":
+        return tuple(partitioning.schema.names)
     if partitioning is None or (isinstance(partitioning, str) and partitioning == "hive"):
         return partitioning
     if isinstance(partitioning, (list, tuple)) and partitioning and all(
@@ -147,7 +157,7 @@ def read_dataset(folder: str, columns: Sequence[str] | None = None, filters: obj
     (``filesystem``, among the options, holds the folder)."""
     files = _checked(discover(folder, options.get("filesystem"), _partitioning(partitioning),
                               options.pop("ignore_prefixes", None)), partitioning)
-    return _read_data_files(files, columns, filters, **options)
+    return _read_data_files(files, columns, filters, schema=_typed_keys(None, partitioning, files, options), **options)
 
 
 def _read_data_files(files: list[DataFile], columns: Sequence[str] | None, filters: object, *,
@@ -206,6 +216,9 @@ def _read_in_schema(files: list[DataFile], columns: list[str] | None, filters: o
         target = target.select(columns)
     kinds = {k: kind for k, kind in _partition_kinds(files).items() if k in target.column_names}
     kinds = _folder_keys(kinds, files, options)
+    for key in kinds:  # a key typed as text keeps the folder's text (2020 stays "2020")
+        if type_name(target.column(key).field) in ("string", "binary"):
+            kinds[key] = "string"
     in_files = target.select([n for n in target.column_names if n not in kinds])
     tables = []
     for data_file in files:
@@ -219,6 +232,19 @@ def _read_in_schema(files: list[DataFile], columns: list[str] | None, filters: o
 
 
 _GIVEN = "the schema given"
+
+
+def _typed_keys(schema: object, partitioning: object, files: list[DataFile], options: dict) -> object:
+    """The schema to read in: ``schema`` when given; for a pyarrow
+    partitioning object of typed keys, the first file's Arrow schema and
+    those keys, as pyarrow types them; else None (the first file's)."""
+    if schema is not None or not hasattr(partitioning, "schema") or not files:
+        return schema
+    import pyarrow as pa
+
+    base = file_arrow_schema(files[0].path, options)
+    keys = [field for field in partitioning.schema if field.name not in base.names]
+    return pa.schema([*base, *keys], metadata=base.metadata)
 
 
 def _folder_keys(kinds: dict[str, str], files: list[DataFile], options: dict) -> dict[str, str]:
@@ -275,6 +301,7 @@ def read_table(source: Source | Sequence[str | os.PathLike], columns: Sequence[s
     if files is None and schema is None:
         return read_file(source, columns, filters, **options)
     files = [DataFile(source, ())] if files is None else files
+    schema = _typed_keys(schema, partitioning, files, options)
     return _read_data_files(files, columns, filters, schema=schema, **options)
 
 
@@ -345,7 +372,7 @@ class ParquetDataset:
         self._found = found
         self._filters = filters
         self._options = options
-        self._schema = schema
+        self._schema = _typed_keys(schema, partitioning, found, options)
 
     @property
     def files(self) -> list[str]:

@@ -68,6 +68,12 @@ def schema_template(schema: object) -> Table:
     return from_arrow(schema.empty_table())
 
 
+def file_arrow_schema(path: Source, options: dict) -> object:
+    """The file's Arrow schema, as pyarrow.parquet.read_schema gives it."""
+    with ParquetFile(path, **_file_options(options)[0]) as pf:
+        return pf.schema_arrow
+
+
 def top_level_names(path: str, options: dict) -> list[str]:
     """The names of the file's top-level columns."""
     with ParquetFile(path, **_file_options(options)[0]) as pf:

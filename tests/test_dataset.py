@@ -502,3 +502,30 @@ def test_ignore_prefixes_as_pyarrow(tmp_path):
     assert pc.read_table(tmp_path / "x.parquet", ignore_prefixes=["x"]).num_rows == 1
     with pytest.raises(TypeError, match="ignore_prefixes"):
         pc.read_table(tmp_path, ignore_prefixes="tmp")
+
+
+@pytest.mark.parametrize("flavor", ["hive", "directory"])
+@pytest.mark.parametrize("key_type", ["int16", "string", "float64", "discovered"])
+def test_pyarrow_partitioning_objects_read_as_pyarrow(tmp_path, flavor, key_type):
+    """pyarrow's Partitioning objects (pyarrow.dataset.partitioning(schema,
+    flavor=...), HivePartitioning.discover()): the keys typed as their schema
+    types them (a text key keeps "2020" as text); they were refused."""
+    ds = pytest.importorskip("pyarrow.dataset")
+    table = pa.table({"year": [2020, 2021, 2020], "v": [1, 2, 3]})
+    folders = {"partition_cols": ["year"]} if flavor == "hive" else {"partitioning": ["year"]}
+    pq.write_to_dataset(table, tmp_path, **folders)
+    if key_type == "discovered":
+        if flavor == "directory":
+            pytest.skip("a discovering DirectoryPartitioning does not show its field names")
+        partitioning = ds.HivePartitioning.discover()
+    else:
+        partitioning = ds.partitioning(pa.schema([("year", getattr(pa, key_type)())]),
+                                       flavor="hive" if flavor == "hive" else None)
+    expected = pq.read_table(tmp_path, partitioning=partitioning)
+    for got in (pc.read_table(tmp_path, partitioning=partitioning),
+                pc.ParquetDataset(tmp_path, partitioning=partitioning).read()):
+        assert got.to_arrow().schema.equals(expected.schema)
+        assert sorted(got.to_pylist(), key=str) == sorted(expected.to_pylist(), key=str)
+    filtered = pc.read_table(tmp_path, partitioning=partitioning, filters=[("v", ">", 1)])
+    assert sorted(filtered.to_pylist(), key=str) == sorted(
+        pq.read_table(tmp_path, partitioning=partitioning, filters=[("v", ">", 1)]).to_pylist(), key=str)
