@@ -124,7 +124,7 @@ def conform(table: Table, template: Table, path: str, reference: str) -> Table:
     """``table`` (read from ``path``) in ``template``'s schema (which
     ``reference`` names in messages): its columns in the template's order,
     missing ones null, others cast."""
-    if table.schema == template.schema:
+    if table.schema == template.schema and table.origin == template.origin:
         return table
     mine = {c.name: c for c in table.columns}
     arrays, dictionaries = {}, {}

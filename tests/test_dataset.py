@@ -505,7 +505,7 @@ def test_ignore_prefixes_as_pyarrow(tmp_path):
 
 
 @pytest.mark.parametrize("flavor", ["hive", "directory"])
-@pytest.mark.parametrize("key_type", ["int16", "string", "float64", "discovered"])
+@pytest.mark.parametrize("key_type", ["int16", "string", "large_string", "float64", "discovered"])
 def test_pyarrow_partitioning_objects_read_as_pyarrow(tmp_path, flavor, key_type):
     """pyarrow's Partitioning objects (pyarrow.dataset.partitioning(schema,
     flavor=...), HivePartitioning.discover()): the keys typed as their schema
@@ -529,3 +529,15 @@ def test_pyarrow_partitioning_objects_read_as_pyarrow(tmp_path, flavor, key_type
     filtered = pc.read_table(tmp_path, partitioning=partitioning, filters=[("v", ">", 1)])
     assert sorted(filtered.to_pylist(), key=str) == sorted(
         pq.read_table(tmp_path, partitioning=partitioning, filters=[("v", ">", 1)]).to_pylist(), key=str)
+
+
+def test_later_files_take_the_first_files_arrow_types(tmp_path):
+    """Files of one Parquet schema but other stored Arrow types (large_string
+    and string) read in the first file's, as pyarrow reads them; a later
+    file's own Arrow type was kept when its Parquet schema was the same."""
+    pq.write_table(pa.table({"s": pa.array(["a"], pa.large_string())}), tmp_path / "0.parquet")
+    pq.write_table(pa.table({"s": pa.array(["b"], pa.string())}), tmp_path / "1.parquet")
+    expected = pq.read_table(tmp_path)
+    got = pc.read_table(tmp_path)
+    assert got.to_arrow().schema.equals(expected.schema)
+    assert got.to_pylist() == expected.to_pylist()
