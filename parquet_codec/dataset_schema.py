@@ -7,7 +7,8 @@ the first file's type where pyarrow's safe cast would succeed: integers of
 any width and sign, floating point and timestamp units (each value checked,
 as pyarrow checks it: no overflow, no lost fraction or digits), string and
 binary (UTF-8 checked), structs field by field (matched by name: fields the
-target lacks left out, fields it adds null). Any other difference, and a
+target lacks left out, fields it adds null), lists and maps element by
+element. Any other difference, and a
 value the cast would change, is a :class:`SchemaError` naming the file and
 the column. A schema given (pyarrow's ``schema=``) takes the first file's
 place. A column
@@ -221,6 +222,8 @@ def _cast(array: Array, source: Field, target: Field, column: str, path: str, re
 
     if source.kind == STRUCT and target.kind == STRUCT and isinstance(array, StructArray):
         return _cast_struct(array, source, target, column, path, reference)
+    if source.kind == target.kind and isinstance(array, (ListArray, MapArray)):
+        return _cast_entries(array, source, target, column, path, reference)
     if source.kind != PRIMITIVE or target.kind != PRIMITIVE:
         raise refuse("nested columns of different types are not cast")
     src, dst = logical_info(source.node.element), logical_info(target.node.element)
@@ -274,6 +277,25 @@ def _cast_struct(array: StructArray, source: Field, target: Field, column: str, 
             children[child.name] = _cast(array.children[child.name], field, child, f"{column}.{child.name}", path,
                                          reference)
     return StructArray(len(array), children, validity=array.validity)
+
+
+def _cast_entries(array: ListArray | MapArray, source: Field, target: Field, column: str, path: str,
+                  reference: str) -> ListArray | MapArray:
+    """A list's elements, or a map's keys and values, each cast (the offsets kept)."""
+    def cast(child: Array | None, i: int) -> Array | None:
+        if child is None or i >= len(target.children) or i >= len(source.children):
+            return child
+        src, dst = source.children[i], target.children[i]
+        if _signature(src) == _signature(dst):
+            return child
+        return _cast(child, src, dst, f"{column}.{dst.name}", path, reference)
+
+    if isinstance(array, ListArray):
+        return ListArray.of(array.offsets, cast(array.values, 0), array.validity)
+    if (array.items is None) != (len(target.children) < 2):
+        raise SchemaError(f"column {column!r} of {path} is a map {'without' if array.items is None else 'with'} "
+                          f"values where {reference} is not")
+    return MapArray.of(array.offsets, cast(array.keys, 0), cast(array.items, 1), array.validity)
 
 
 def _half_float(info: LogicalInfo) -> bool:

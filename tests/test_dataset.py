@@ -541,3 +541,25 @@ def test_later_files_take_the_first_files_arrow_types(tmp_path):
     got = pc.read_table(tmp_path)
     assert got.to_arrow().schema.equals(expected.schema)
     assert got.to_pylist() == expected.to_pylist()
+
+
+def test_lists_and_maps_are_cast_element_by_element(tmp_path):
+    """A list's elements and a map's keys and values are cast as any column
+    (a schema given); they were refused as nested columns of other types."""
+    path = tmp_path / "t.parquet"
+    pq.write_table(pa.table({
+        "l": pa.array([[1, 2], None, []], pa.list_(pa.int32())),
+        "m": pa.array([[("a", 1)], None, [("b", 2), ("c", None)]], pa.map_(pa.string(), pa.int32())),
+        "ls": pa.array([[{"x": 1, "y": "a"}], [], None], pa.list_(pa.struct([("x", pa.int32()), ("y", pa.string())]))),
+    }), path)
+    for schema in (pa.schema([("l", pa.list_(pa.int64())), ("m", pa.map_(pa.string(), pa.int64()))]),
+                   pa.schema([("ls", pa.list_(pa.struct([("x", pa.int8())])))])):
+        expected = pq.read_table(path, schema=schema)
+        got = pc.read_table(path, schema=schema)
+        assert got.to_pylist() == expected.to_pylist()
+        for name in schema.names:  # (the list's element field keeps the file's name: "element")
+            theirs, ours = expected.schema.field(name).type, got.to_arrow().schema.field(name).type
+            assert str(ours).replace("element:", "item:") == str(theirs)
+    with pytest.raises(SchemaError, match="column 'l.element' of .* is int32 where the schema given is uint8"):
+        pq.write_table(pa.table({"l": pa.array([[-1]], pa.list_(pa.int32()))}), path)
+        pc.read_table(path, schema=pa.schema([("l", pa.list_(pa.uint8()))]))
