@@ -180,6 +180,9 @@ def nested_to_arrow(array: ListArray | StructArray | MapArray, convert: Callable
         if large:
             raise UnsupportedError("a map column with more than 2**31 entries has no Arrow map type")
         key, item = convert(array.keys, "key"), convert(array.items, "value")
+        if key.array.null_count:  # (Arrow would abort the process on building such a map)
+            raise SchemaError(f"{key.array.null_count} map keys are null, which Arrow's map type cannot hold "
+                              "(the Parquet key field should be required; to_pylist reads them)")
         key_field, item_field = arrow_field(pa, key, "key", nullable=False), arrow_field(pa, item, "value")
         entries = pa.StructArray.from_arrays([key.array, item.array], fields=[key_field, item_field])
         arrow_type = pa.map_(key_field, item_field)

@@ -736,3 +736,19 @@ def test_arguments_of_the_wrong_kind_are_named():
         with pytest.raises(error, match="memory_limit"):
             reader.ParquetFile(sink.getvalue(), memory_limit=limit)
     assert reader.ParquetFile(sink.getvalue(), memory_limit=1e9).memory_limit == 10**9
+
+
+def test_a_map_with_null_keys_is_refused_by_to_arrow():
+    """A map whose (optional) key field holds nulls reads with to_pylist, as
+    DuckDB reads it; to_arrow refuses it with a SchemaError naming the column
+    (Arrow's map keys cannot be null: building the array aborted the process).
+    The file is the read fuzz target's finding."""
+    from pathlib import Path
+
+    from parquet_codec.errors import SchemaError
+
+    data = (Path(__file__).resolve().parents[1] / "fuzz" / "regressions" / "read" / "map-with-null-keys").read_bytes()
+    table = reader.read_table(data)
+    assert table.to_pylist()[0]["my_map"] == [(None, None)] * 3
+    with pytest.raises(SchemaError, match=r"9 map keys are null.*column 'my_map'"):
+        table.to_arrow()
