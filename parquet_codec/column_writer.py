@@ -6,19 +6,23 @@ count (:mod:`parquet_codec.page_cuts`), encodes levels and values,
 compresses, checksums, and produces the chunk's ``ColumnMetaData`` with
 statistics and size statistics.
 
-Encoding choice follows parquet-java's v1 and v2 writers by default:
+Encoding choice by default:
 
 - dictionary first (not for BOOLEAN; not for FIXED_LEN_BYTE_ARRAY with v1
-  pages), with ``PLAIN_DICTIONARY`` pages in v1 and ``RLE_DICTIONARY`` pages
-  plus a PLAIN dictionary page in v2;
+  pages, as parquet-java), with ``PLAIN_DICTIONARY`` pages in v1 and
+  ``RLE_DICTIONARY`` pages plus a PLAIN dictionary page in v2;
 - the dictionary is abandoned when the first page's worth of values would not
   shrink (dictionary plus indices at least as large as the plain values), and
   the chunk falls back mid-way once the dictionary page would exceed
   ``dictionary_pagesize_limit``: the pages before that point stay
   dictionary-encoded, the rest use the fallback encoding;
-- fallback (or dictionary off): PLAIN in v1; in v2 DELTA_BINARY_PACKED for
-  INT32/INT64, DELTA_BYTE_ARRAY for BYTE_ARRAY and FIXED_LEN_BYTE_ARRAY, RLE
-  for BOOLEAN and PLAIN for FLOAT, DOUBLE and INT96;
+- fallback (or dictionary off): PLAIN, but RLE for BOOLEAN in v2 pages, as
+  pyarrow writes them. The data page version chooses the page layout only:
+  parquet-java's v2 writer falls back to the DELTA encodings instead, which
+  polars cannot read for FIXED_LEN_BYTE_ARRAY (decimals, UUIDs, float16),
+  fastparquet not at all for byte arrays or with nulls, and pyarrow not into
+  a dictionary column (an Arrow dictionary type) (``column_encoding`` still
+  asks for them);
 - an explicit ``encoding`` (``column_encoding``, or BYTE_STREAM_SPLIT from
   ``use_byte_stream_split``) replaces the fallback encoding, as in pyarrow:
   the dictionary still comes first when enabled.
@@ -95,11 +99,7 @@ _VALID_ENCODINGS = {
     Encoding.DELTA_BYTE_ARRAY: (Type.BYTE_ARRAY, Type.FIXED_LEN_BYTE_ARRAY),
     Encoding.BYTE_STREAM_SPLIT: (Type.FLOAT, Type.DOUBLE, Type.INT32, Type.INT64, Type.FIXED_LEN_BYTE_ARRAY),
 }
-_V2_FALLBACK = {
-    Type.INT32: Encoding.DELTA_BINARY_PACKED, Type.INT64: Encoding.DELTA_BINARY_PACKED,
-    Type.BYTE_ARRAY: Encoding.DELTA_BYTE_ARRAY, Type.FIXED_LEN_BYTE_ARRAY: Encoding.DELTA_BYTE_ARRAY,
-    Type.BOOLEAN: Encoding.RLE,
-}
+_V2_FALLBACK = {Type.BOOLEAN: Encoding.RLE}
 
 
 @dataclass(frozen=True)
@@ -159,7 +159,7 @@ class ChunkOut:
 
 
 def default_encoding(physical_type: int, page_version: int) -> int:
-    """The non-dictionary encoding parquet-java's writer of that page version uses."""
+    """The non-dictionary encoding pyarrow's writer uses with pages of that version."""
     return _V2_FALLBACK.get(physical_type, Encoding.PLAIN) if page_version == 2 else Encoding.PLAIN
 
 

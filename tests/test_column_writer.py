@@ -35,11 +35,12 @@ def _roundtrip(schema: Schema, data: dict, options: ColumnOptions):
     return out, leaves[leaf.path], back
 
 
-def test_defaults_follow_parquet_java() -> None:
-    assert default_encoding(Type.INT64, 2) == Encoding.DELTA_BINARY_PACKED
-    assert default_encoding(Type.BYTE_ARRAY, 2) == Encoding.DELTA_BYTE_ARRAY
-    assert default_encoding(Type.BOOLEAN, 2) == Encoding.RLE
-    assert default_encoding(Type.DOUBLE, 2) == default_encoding(Type.INT64, 1) == Encoding.PLAIN
+def test_defaults() -> None:
+    """The fallback encodings are pyarrow's (PLAIN, RLE booleans in v2); the dictionary rules parquet-java's."""
+    for physical in (Type.INT32, Type.INT64, Type.INT96, Type.FLOAT, Type.DOUBLE, Type.BYTE_ARRAY,
+                     Type.FIXED_LEN_BYTE_ARRAY):
+        assert default_encoding(physical, 1) == default_encoding(physical, 2) == Encoding.PLAIN
+    assert default_encoding(Type.BOOLEAN, 2) == Encoding.RLE and default_encoding(Type.BOOLEAN, 1) == Encoding.PLAIN
     assert not dictionary_allowed(Type.BOOLEAN, 2)
     assert not dictionary_allowed(Type.FIXED_LEN_BYTE_ARRAY, 1) and dictionary_allowed(Type.FIXED_LEN_BYTE_ARRAY, 2)
 
@@ -64,15 +65,18 @@ def test_nested_pages_cut_at_record_starts(version: int) -> None:
     assert meta.statistics.null_count == sum(p.null_count for p in out.pages)
 
 
-def test_dictionary_then_fallback_pages() -> None:
+@pytest.mark.parametrize(("encoding", "fallback"), [(None, Encoding.PLAIN),
+                                                    (Encoding.DELTA_BINARY_PACKED, Encoding.DELTA_BINARY_PACKED)])
+def test_dictionary_then_fallback_pages(encoding, fallback) -> None:
     schema = Schema.from_fields([primitive("x", "INT64", "required")])
     values = np.repeat(np.arange(5000), 3)
     out, leaf, back = _roundtrip(schema, {"x": values},
-                                 ColumnOptions(page_version=2, dictionary_pagesize_limit=8000, data_page_size=2000))
+                                 ColumnOptions(page_version=2, dictionary_pagesize_limit=8000, data_page_size=2000,
+                                               encoding=encoding))
     kinds = {(s.page_type, s.encoding) for s in out.chunk.meta_data.encoding_stats}
     assert (PageType.DICTIONARY_PAGE, Encoding.PLAIN) in kinds
     assert (PageType.DATA_PAGE_V2, Encoding.RLE_DICTIONARY) in kinds
-    assert (PageType.DATA_PAGE_V2, Encoding.DELTA_BINARY_PACKED) in kinds
+    assert (PageType.DATA_PAGE_V2, fallback) in kinds
     np.testing.assert_array_equal(back.values.values, values)
 
 

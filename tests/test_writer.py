@@ -26,11 +26,13 @@ from parquet_codec import errors as pc_errors
 from parquet_codec.errors import ParquetError
 from parquet_codec.format.ttypes import (
     DecimalType,
+    Encoding,
     IntType,
     LogicalType,
     MicroSeconds,
     MilliSeconds,
     NanoSeconds,
+    PageType,
     TimestampType,
     TimeType,
     TimeUnit,
@@ -474,8 +476,9 @@ def test_dictionary_fallback_mid_chunk(tmp_path) -> None:
     path = str(tmp_path / "fb.parquet")
     values = [f"{i // 2:08d}" for i in range(20_000)]  # worth a dictionary, too many for 10 kB
     write_table({"s": values}, path, dictionary_pagesize_limit=10_000, data_page_size=4096, data_page_version="2.0")
-    col = pq.ParquetFile(path).metadata.row_group(0).column(0)
-    assert {"RLE_DICTIONARY", "DELTA_BYTE_ARRAY"} <= set(col.encodings)
+    stats = ParquetFile(path).metadata.row_group(0).columns[0].meta_data.encoding_stats
+    data_pages = {Encoding._VALUES_TO_NAMES[s.encoding] for s in stats if s.page_type == PageType.DATA_PAGE_V2}
+    assert data_pages == {"RLE_DICTIONARY", "PLAIN"}  # the fallback is pyarrow's
     assert pq.read_table(path).column("s").to_pylist() == values
 
 
@@ -726,6 +729,52 @@ def test_matrix_polars(table: Table, tmp_path) -> None:
                 assert got[name].cast(pl.String).to_list() == pq.read_table(path).column(name).to_pylist()
             else:
                 assert got[name].equals(expected[name]), (name, version, codec, dictionary)
+
+
+def _v2_fallback_table() -> pa.Table:
+    """Columns whose values a dictionary does not shrink (it is abandoned), with nulls."""
+    n = 3000
+    return pa.table({
+        "i64": pa.array([None if i % 7 == 3 else i * 7919 for i in range(n)], pa.int64()),
+        "req": pa.array(range(n), pa.int64()),
+        "dec": pa.array([decimal.Decimal(i) / 100 for i in range(n)], pa.decimal128(20, 2)),
+        "uuid": pa.array([None if i % 5 == 0 else i.to_bytes(16, "big") for i in range(n)], pa.binary(16)),
+        "f16": pa.array([np.float16(i / 8) for i in range(n)], pa.float16()),
+        "s": pa.array([f"value {i}" for i in range(n)]),
+        "b": pa.array([i % 3 == 0 for i in range(n)]),
+        "cat": pa.array([["x", "y", None][i % 3] for i in range(n)]).dictionary_encode(),
+    })
+
+
+@pytest.mark.parametrize("dictionary", [True, False])
+def test_v2_pages_fall_back_to_pyarrows_encodings(tmp_path, dictionary) -> None:
+    """With data_page_version='2.0' the values a dictionary does not hold (or all,
+    without one) are PLAIN (booleans RLE), as pyarrow writes them, not the DELTA
+    encodings of parquet-java's v2 writer: polars reads no FIXED_LEN_BYTE_ARRAY
+    column so encoded (decimals, UUIDs, float16), fastparquet no DELTA_BYTE_ARRAY
+    and misreads a required DELTA_BINARY_PACKED INT64 column in v2 pages, and
+    pyarrow reads no DELTA_BYTE_ARRAY page into a dictionary column."""
+    table = _v2_fallback_table()
+    ours, theirs = tmp_path / "ours.parquet", tmp_path / "theirs.parquet"
+    write_table(table, str(ours), data_page_version="2.0", use_dictionary=dictionary)
+    pq.write_table(table, theirs, data_page_version="2.0", use_dictionary=dictionary)
+    a, b = pq.ParquetFile(ours).metadata.row_group(0), pq.ParquetFile(theirs).metadata.row_group(0)
+    for i in range(a.num_columns):
+        name = a.column(i).path_in_schema
+        if name == "cat" and dictionary:  # pyarrow's own dictionary; no fallback in either file
+            continue
+        ignored = {"PLAIN_DICTIONARY", "RLE_DICTIONARY"} | (set() if name == "b" else {"RLE"})  # RLE: levels
+        assert set(a.column(i).encodings) - ignored == set(b.column(i).encodings) - ignored, (
+            name, a.column(i).encodings, b.column(i).encodings)
+    assert pq.read_table(ours).equals(table)
+    pl = pytest.importorskip("polars")
+    assert pl.read_parquet(ours).equals(pl.read_parquet(theirs))
+    fastparquet = pytest.importorskip("fastparquet")
+    pd = pytest.importorskip("pandas")
+    # (fastparquet gives dictionary-encoded strings the object dtype, PLAIN ones str: pyarrow
+    # keeps the dictionary of "s" up to its size limit, where this writer gives it up at once.)
+    pd.testing.assert_frame_equal(fastparquet.ParquetFile(str(ours)).to_pandas(),
+                                  fastparquet.ParquetFile(str(theirs)).to_pandas(), check_dtype=False)
 
 
 def test_dictionary_arrays_keep_their_entries(tmp_path) -> None:
