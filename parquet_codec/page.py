@@ -471,11 +471,16 @@ def write_data_page_v2(values: bytes, encoding: int, num_values: int, num_nulls:
                        dfn: bytes, codec: int, *, level: int | None = None, checksum: bool = False,
                        statistics: object = None) -> PageOut:
     """A DATA_PAGE_V2: uncompressed levels (RLE, no prefix) before the compressed values.
-    ``is_compressed`` is set even for UNCOMPRESSED, as parquet-java does."""
-    compressed = values if codec == CompressionCodec.UNCOMPRESSED else compression.compress(codec, values, level=level)
+    ``is_compressed`` is set even for UNCOMPRESSED, as parquet-java does; a page
+    without value bytes (all nulls, or empty lists) stores none, ``is_compressed``
+    false, as pyarrow writes it: no codec's stream of nothing (DuckDB refuses the
+    Hadoop LZ4 one)."""
+    empty = not len(values)
+    compressed = values if empty or codec == CompressionCodec.UNCOMPRESSED else compression.compress(
+        codec, values, level=level)
     sub = DataPageHeaderV2(num_values=num_values, num_nulls=num_nulls, num_rows=num_rows, encoding=encoding,
                            definition_levels_byte_length=len(dfn), repetition_levels_byte_length=len(rep),
-                           is_compressed=True, statistics=statistics)
+                           is_compressed=not empty, statistics=statistics)
     header = PageHeader(type=PageType.DATA_PAGE_V2, data_page_header_v2=sub)
     return _finish(header, b"".join((rep, dfn, compressed)), len(rep) + len(dfn) + len(values), checksum)
 

@@ -321,3 +321,41 @@ def test_non_compliant_writer_of_our_tables(tmp_path: Path) -> None:
     assert [leaf.dotted_path for leaf in pc.ParquetFile(path).schema.leaves] == ["l.list.item"]
     assert pq.read_table(path).column("l").to_pylist() == [[1, 2], None, []]
     assert pc.read_table(path).to_pydict() == {"l": [[1, 2], None, []]}
+
+
+def _v2_page_headers(path: Path, column: int) -> list:
+    """The data page headers of a column's first chunk."""
+    from parquet_codec.page import read_page_header
+
+    meta = pq.ParquetFile(path).metadata.row_group(0).column(column)
+    start = meta.dictionary_page_offset or meta.data_page_offset
+    chunk = memoryview(path.read_bytes())[start:start + meta.total_compressed_size]
+    headers, pos = [], 0
+    while pos < len(chunk):
+        header, pos = read_page_header(chunk, pos)
+        pos += header.compressed_page_size
+        headers.append(header)
+    assert headers and all(h.data_page_header_v2 is not None for h in headers)
+    return headers
+
+
+@pytest.mark.parametrize("codec", ["snappy", "gzip", "brotli", "zstd", "lz4", "lz4_hadoop"])
+def test_v2_pages_without_values_store_no_compressed_stream(tmp_path: Path, codec: str) -> None:
+    """A v2 page without value bytes (only nulls, or only empty lists) stores
+    none and says is_compressed=false, as pyarrow writes it; an empty stream of
+    the codec was stored (is_compressed=true), and DuckDB fails on the Hadoop
+    LZ4 one with 'LZ4 decompression failure'."""
+    table = pa.table({"n": pa.array([None] * 17, pa.int32()), "l": pa.array([[]] * 16 + [None], pa.list_(pa.int64())),
+                      "x": pa.array(range(17), pa.int64())})
+    path = tmp_path / "ours.parquet"
+    pc.write_table(table, path, data_page_version="2.0", compression=codec, use_dictionary=False)
+    for column in (0, 1):
+        for header in _v2_page_headers(path, column):
+            v2 = header.data_page_header_v2
+            levels = v2.definition_levels_byte_length + v2.repetition_levels_byte_length
+            assert v2.is_compressed is False
+            assert header.compressed_page_size == header.uncompressed_page_size == levels
+    assert all(h.data_page_header_v2.is_compressed for h in _v2_page_headers(path, 2))
+    assert pq.read_table(path).equals(table) and pc.read_table(str(path)).to_arrow().equals(table)
+    duckdb = pytest.importorskip("duckdb")
+    assert duckdb.sql(f"SELECT count(n), count(l), sum(x) FROM read_parquet('{path}')").fetchall() == [(0, 16, 136)]
