@@ -43,7 +43,7 @@ from parquet_codec.errors import (
 )
 from parquet_codec.limits import reserve_items
 from parquet_codec.nested import LIST, MAP, PRIMITIVE, STRUCT, Field
-from parquet_codec.schema import SchemaNode
+from parquet_codec.schema import SchemaNode, repeated_name
 
 LEVEL_DTYPE = np.int16  # levels never exceed the schema depth, bounded well below 2**15
 
@@ -334,11 +334,10 @@ def _check_distinct_names(field: Field) -> None:
     stack = [field]
     while stack:
         node = stack.pop()
-        names = [child.name for child in node.children]
-        if node.kind == STRUCT and len(set(names)) != len(names):
-            twice = next(name for name in names if names.count(name) > 1)
-            raise UnsupportedError(f"struct {node.node.dotted_path!r} has {names.count(twice)} fields "
-                                   f"named {twice!r}: a struct's field names must be distinct")
+        repeated = repeated_name([child.name for child in node.children]) if node.kind == STRUCT else None
+        if repeated:
+            raise UnsupportedError(f"struct {node.node.dotted_path!r} has {repeated[1]} fields "
+                                   f"named {repeated[0]!r}: a struct's field names must be distinct")
         stack.extend(node.children)
 
 

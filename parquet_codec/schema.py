@@ -541,8 +541,17 @@ def map_(name: str, key: list[SchemaElement], value: list[SchemaElement] | None,
     return group(name, [middle], repetition, logical_type=LogicalType(MAP=MapType()), field_id=field_id)
 
 
+def repeated_name(names: Sequence[str]) -> tuple[str, int] | None:
+    """The first of ``names`` given more than once and how many times it is
+    given; None when they are distinct (fields a reader keys by name)."""
+    if len(set(names)) == len(names):
+        return None
+    twice = next(name for name in names if names.count(name) > 1)
+    return twice, names.count(twice)
+
+
 __all__ = [
     "MAX_DEPTH", "REQUIRED", "OPTIONAL", "REPEATED", "SchemaNode", "Schema", "Field",
-    "annotation_text",
+    "annotation_text", "repeated_name",
     "primitive", "group", "list_", "map_",
 ]

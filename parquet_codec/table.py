@@ -33,7 +33,7 @@ from parquet_codec.errors import ParquetError, SchemaError, UnsupportedError
 from parquet_codec.format.ttypes import SchemaElement
 from parquet_codec.metadata import key_value_bytes
 from parquet_codec.nested import LIST, MAP, PRIMITIVE, STRUCT, Field
-from parquet_codec.schema import OPTIONAL, REQUIRED, Schema, SchemaNode
+from parquet_codec.schema import OPTIONAL, REQUIRED, Schema, SchemaNode, repeated_name
 from parquet_codec.types import LogicalInfo, logical_info
 
 # Per field while it lives: a table's fields are shared by its slices and
@@ -181,9 +181,9 @@ class Table:
         ``dictionaries``: per column name, the dictionary pages it was read from (see Column)."""
         fields = schema.fields
         names = [f.name for f in fields]
-        if len(set(names)) != len(names):
-            twice = next(name for name in names if names.count(name) > 1)
-            raise UnsupportedError(f"{names.count(twice)} top-level columns are named {twice!r}: "
+        repeated = repeated_name(names)
+        if repeated:
+            raise UnsupportedError(f"{repeated[1]} top-level columns are named {repeated[0]!r}: "
                                    f"a Table's column names must be distinct")
         if names != list(arrays):
             raise SchemaError(f"columns {list(arrays)} do not match the schema's fields {[f.name for f in fields]}")

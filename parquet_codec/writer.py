@@ -73,7 +73,7 @@ from parquet_codec.levels import shred
 from parquet_codec.metadata import MAGIC, FileMetadata, key_value_bytes, key_value_text, read_footer
 from parquet_codec.metadata_views import FileMetaData as MetadataView
 from parquet_codec.nested import PRIMITIVE
-from parquet_codec.schema import Schema, SchemaNode
+from parquet_codec.schema import Schema, SchemaNode, repeated_name
 from parquet_codec.sink import open_sink
 from parquet_codec.sorting import SortingColumn
 from parquet_codec.spark import ROW_METADATA_KEY, row_metadata
@@ -503,10 +503,9 @@ def _check_groups(schema: Schema) -> None:
         if not node.children:
             raise UnsupportedError(f"Cannot write struct type {node.name!r} with no child field to Parquet "
                                    f"(at {node.dotted_path!r}); give it a field")
-        names = [child.name for child in node.children]
-        if len(set(names)) != len(names):
-            twice = next(name for name in names if names.count(name) > 1)
-            raise UnsupportedError(f"struct {node.dotted_path!r} has {names.count(twice)} fields named {twice!r}: "
+        repeated = repeated_name([child.name for child in node.children])
+        if repeated:
+            raise UnsupportedError(f"struct {node.dotted_path!r} has {repeated[1]} fields named {repeated[0]!r}: "
                                    "the fields of a struct written to Parquet need distinct names")
 
 
