@@ -215,11 +215,14 @@ def type_name(field: Field) -> str:
 
 def _cast(array: Array, source: Field, target: Field, column: str, path: str, reference: str) -> Array:
     """``array`` (of ``column``, a dotted path, in the file at ``path``) of
-    ``source``'s type as ``target``'s, each value checked."""
+    ``source``'s type as ``target``'s, each value checked (as it is, where the
+    two are the same)."""
     def refuse(reason: str) -> SchemaError:
         return SchemaError(f"column {column!r} of {path} is {type_name(source)} where {reference} is "
                            f"{type_name(target)}: {reason}")
 
+    if _signature(source) == _signature(target):
+        return array
     if source.kind == STRUCT and target.kind == STRUCT and isinstance(array, StructArray):
         return _cast_struct(array, source, target, column, path, reference)
     if source.kind == target.kind and isinstance(array, (ListArray, MapArray)):
@@ -269,13 +272,8 @@ def _cast_struct(array: StructArray, source: Field, target: Field, column: str, 
     children = {}
     for child in target.children:
         field = mine.get(child.name)
-        if field is None:
-            children[child.name] = null_array(child, len(array))
-        elif _signature(field) == _signature(child):
-            children[child.name] = array.children[child.name]
-        else:
-            children[child.name] = _cast(array.children[child.name], field, child, f"{column}.{child.name}", path,
-                                         reference)
+        children[child.name] = null_array(child, len(array)) if field is None else _cast(
+            array.children[child.name], field, child, f"{column}.{child.name}", path, reference)
     return StructArray(len(array), children, validity=array.validity)
 
 
@@ -286,8 +284,6 @@ def _cast_entries(array: ListArray | MapArray, source: Field, target: Field, col
         if child is None or i >= len(target.children) or i >= len(source.children):
             return child
         src, dst = source.children[i], target.children[i]
-        if _signature(src) == _signature(dst):
-            return child
         return _cast(child, src, dst, f"{column}.{dst.name}", path, reference)
 
     if isinstance(array, ListArray):
