@@ -109,11 +109,12 @@ def _partitioning(partitioning: object) -> str | tuple[str, ...] | None:
     names; or pyarrow's objects for those (HivePartitioning,
     DirectoryPartitioning, whose types :func:`_typed_keys` applies, and
     ``HivePartitioning.discover()``)."""
-    kind = type(partitioning).__name__
-    if kind == "HivePartitioning" or (kind == "PartitioningFactory" and partitioning.type_name == "hive"):
+    given = partitioning_object(partitioning)
+    if given is not None:
+        names, hive = given
+        return "hive" if hive else tuple(names)
+    if type(partitioning).__name__ == "PartitioningFactory" and partitioning.type_name == "hive":
         return "hive"
-    if kind == "DirectoryPartitioning":
-        return tuple(partitioning.schema.names)
     if partitioning is None or (isinstance(partitioning, str) and partitioning == "hive"):
         return partitioning
     if isinstance(partitioning, (list, tuple)) and partitioning and all(
@@ -121,6 +122,16 @@ def _partitioning(partitioning: object) -> str | tuple[str, ...] | None:
         return tuple(partitioning)
     raise UnsupportedError(f"partitioning {partitioning!r}: only 'hive', None or a list of field names "
                            "(one per folder level) is supported")
+
+
+def partitioning_object(partitioning: object) -> tuple[list[str], bool] | None:
+    """The field names of a pyarrow HivePartitioning or DirectoryPartitioning
+    (``pyarrow.dataset.partitioning(schema, flavor=...)``) and whether it is
+    hive's; None for any other value."""
+    kind = type(partitioning).__name__
+    if kind not in ("HivePartitioning", "DirectoryPartitioning"):
+        return None
+    return list(partitioning.schema.names), kind == "HivePartitioning"
 
 
 def _partition_values(folders: Sequence[str], partitioning: str | Sequence[str] | None
@@ -404,5 +415,5 @@ class ParquetDataset:
         return self.read(use_pandas_metadata=True, **kwargs)
 
 
-__all__ = ["HIVE_NULL", "DataFile", "ParquetDataset", "discover", "infer_type", "read_dataset", "read_pandas",
-           "read_table"]
+__all__ = ["HIVE_NULL", "DataFile", "ParquetDataset", "discover", "infer_type", "partitioning_object", "read_dataset",
+           "read_pandas", "read_table"]

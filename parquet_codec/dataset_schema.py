@@ -8,12 +8,10 @@ any width and sign, floating point and timestamp units (each value checked,
 as pyarrow checks it: no overflow, no lost fraction or digits), string and
 binary (UTF-8 checked), structs field by field (matched by name: fields the
 target lacks left out, fields it adds null), lists and maps element by
-element. Any other difference, and a
-value the cast would change, is a :class:`SchemaError` naming the file and
-the column. A schema given (pyarrow's ``schema=``) takes the first file's
-place. A column
-the first file declares required becomes optional when another file leaves
-it null.
+element. Any other difference, and a value the cast would change, is a
+:class:`SchemaError` naming the file and the column. A schema given
+(pyarrow's ``schema=``) takes the first file's place. A column the first
+file declares required becomes optional when another file leaves it null.
 """
 
 from __future__ import annotations

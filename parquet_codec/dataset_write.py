@@ -1,8 +1,9 @@
 """Writing a table as a folder of Parquet files, as ``pyarrow.parquet.write_to_dataset``.
 
 With ``partition_cols`` the rows are split by the values of those columns into
-hive folders ``key=value/...`` (or, with ``partitioning``, folders of the bare values); each folder gets one file of its rows (or
-several, of ``max_rows_per_file`` rows), without the partition columns.
+hive folders ``key=value/...`` (or, with ``partitioning``, folders of the bare
+values); each folder gets one file of its rows (or several, of
+``max_rows_per_file`` rows), without the partition columns.
 Folder names are pyarrow's: values formatted as Arrow casts them to text,
 then percent-encoded except ``A-Z a-z 0-9 - _ . ~`` (Arrow's "uri" segment
 encoding), null as ``__HIVE_DEFAULT_PARTITION__``.
@@ -27,7 +28,7 @@ from parquet_codec.arrays import (
     take_rows,
 )
 from parquet_codec.convert import to_table
-from parquet_codec.dataset import HIVE_NULL
+from parquet_codec.dataset import HIVE_NULL, partitioning_object
 from parquet_codec.errors import UnsupportedError
 from parquet_codec.filesystems import Filesystem
 from parquet_codec.nested import PRIMITIVE
@@ -144,9 +145,9 @@ def _partition_keys(partition_cols: Sequence[str] | None, partitioning: Any, fla
         return list(partition_cols or []), True
     if partition_cols:
         raise ValueError("The 'partition_cols' argument is not supported. Use only 'partitioning' instead.")
-    kind = type(partitioning).__name__
-    if kind in ("HivePartitioning", "DirectoryPartitioning"):  # pyarrow.dataset.partitioning(schema, flavor=...)
-        return list(partitioning.schema.names), kind == "HivePartitioning"
+    given = partitioning_object(partitioning)
+    if given is not None:
+        return given
     if isinstance(partitioning, str) or not all(isinstance(name, str) for name in partitioning):
         raise UnsupportedError(f"partitioning {partitioning!r}: give a list of column names, or a pyarrow "
                                "HivePartitioning or DirectoryPartitioning")
