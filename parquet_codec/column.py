@@ -3,10 +3,11 @@
 A chunk is an optional dictionary page followed by data pages. Each data
 page yields its levels and its encoded non-null values. Values of 1-D
 fixed-width types are decoded page by page into one preallocated array (a
-PLAIN page without levels is decompressed straight into it); other values
-are joined at the end, with dictionary indices gathered once when every page
-is dictionary-encoded. Pages with levels are held back in small batches so
-that their level streams are decoded together.
+PLAIN page without levels is decompressed straight into it), or, for a flat
+optional column read into the table's array, straight to their rows; other
+values are joined at the end, with dictionary indices gathered once when
+every page is dictionary-encoded. Pages with levels are held back in small
+batches so that their level streams are decoded together.
 """
 
 from __future__ import annotations
@@ -30,7 +31,11 @@ from parquet_codec.encodings import (
 )
 from parquet_codec.encodings.byte_arrays import ByteArraysBuilder
 from parquet_codec.encodings.dictionary import IndexPages, gather_append
-from parquet_codec.encodings.plain import decode_plain_into, plain_byte_array_ranges, plain_dtype
+from parquet_codec.encodings.plain import (
+    decode_plain_into,
+    plain_byte_array_ranges,
+    plain_values,
+)
 from parquet_codec.encodings.prefix_strip import strip_marked, strip_prefixes
 from parquet_codec.encodings.prefix_walk import length_bytes
 from parquet_codec.encodings.rle_batch import decode_streams
@@ -53,7 +58,6 @@ from parquet_codec.format.ttypes import (
 from parquet_codec.io import ByteSource
 from parquet_codec.levels import LEVEL_DTYPE, LeafData, reaching
 from parquet_codec.limits import reserve_items
-from parquet_codec.memory import default_pool
 from parquet_codec.page import (
     DataPage,
     PageSections,
@@ -66,6 +70,7 @@ from parquet_codec.page import (
     verify_crc,
 )
 from parquet_codec.schema import SchemaNode
+from parquet_codec.value_slots import Spread, ValueBuffer, plausible_items, value_buffer
 
 _DICTIONARY_ENCODINGS = (Encoding.PLAIN_DICTIONARY, Encoding.RLE_DICTIONARY)
 
@@ -121,6 +126,7 @@ def chunk_range(meta: ColumnMetaData, file_size: int, *, padding: int = 0) -> tu
 def read_column_chunk(
     source: ByteSource, chunk: ColumnChunk, leaf: SchemaNode, *, verify_checksums: bool = True, padding: int = 0,
     decryptor: object | None = None, out: np.ndarray | None = None, keep_dictionary: bool = False,
+    spread: np.ndarray | None = None,
 ) -> LeafData:
     """Decode every page of ``chunk`` into the leaf's levels and non-null values.
 
@@ -128,7 +134,9 @@ def read_column_chunk(
     (crypto.ColumnChunkDecryptor) decrypts an encrypted chunk; its
     ``metadata`` replaces the chunk's (possibly encrypted) ColumnMetaData.
     ``out`` (a 1-D array of the leaf's :func:`plain_dtype`) receives the
-    non-null values, which are then a view of it. ``keep_dictionary``: return
+    non-null values, which are then a view of it. ``spread`` (the same, for a
+    flat optional leaf: one slot per level) receives the values at their
+    slots instead, nulls zero (LeafData.spread). ``keep_dictionary``: return
     the values of the dictionary page too (LeafData.dictionary)."""
     check_local(chunk)
     meta = chunk.meta_data if decryptor is None else decryptor.metadata
@@ -140,9 +148,12 @@ def read_column_chunk(
     if meta.num_values == 0:  # nothing to read; some writers leave the offsets at 0
         return empty_leaf(leaf)
     start, length = chunk_range(meta, source.size, padding=padding)
-    buffer = _value_buffer(leaf, meta.num_values, length, out)
+    spreading = spread is not None and out is None and leaf.max_repetition_level == 0 and leaf.max_definition_level
+    buffer = None if spreading else value_buffer(leaf, meta.num_values, length, out)
     expected = meta.num_values if buffer is None and plausible_items(meta.num_values, 8, length) else 0  # offsets
     reader = _ChunkReader(leaf, meta.codec, verify_checksums, decryptor, buffer, expected, keep_dictionary)
+    if spreading:
+        reader.spread = Spread(spread, leaf)
     for page in iter_pages(source.read(start, length), start, meta.num_values, decryptor):
         reader.add(page)
     return reader.finish(meta.num_values)
@@ -165,7 +176,7 @@ def read_column_pages(
     if meta is None:
         raise CorruptFileError("column chunk has no metadata")
     _check_meta(meta, leaf)
-    buffer = _value_buffer(leaf, meta.num_values, min(max(meta.total_compressed_size or 0, 0), source.size))
+    buffer = value_buffer(leaf, meta.num_values, min(max(meta.total_compressed_size or 0, 0), source.size))
     reader = _ChunkReader(leaf, meta.codec, verify_checksums, decryptor, buffer=buffer,
                           keep_dictionary=keep_dictionary)
     idx = np.asarray(pages, dtype=np.int64)
@@ -219,74 +230,12 @@ _BATCH_BYTES = 4 * 2**20
 # Dictionary indices are decoded (encodings.dictionary.IndexPages) this many at a time.
 _BATCH_INDICES = 1 << 19
 
-# A preallocated value buffer is only sized from a chunk's declared value count
-# when that count is plausible for its bytes; beyond this expansion (possible
-# with RLE, rare in practice) pages are decoded one by one and joined.
-_MAX_EXPANSION = 64
-
-
-class _ValueBuffer:
-    """The non-null values of a chunk of a 1-D fixed-width type, decoded in
-    place into one preallocated array, page after page."""
-
-    def __init__(self, array: np.ndarray) -> None:
-        self.array = array
-        self.filled = 0
-        self.itemsize = array.itemsize
-        # The array's bytes, for codecs and copies to write into (None when strided or read-only).
-        self.raw = memoryview(array).cast("B") if array.flags.c_contiguous and array.flags.writeable else None
-
-    def _claim(self, count: int) -> int:
-        """Reserve the next ``count`` slots; returns the first one's index."""
-        start = self.filled
-        if count > len(self.array) - start:
-            raise CorruptFileError(f"pages hold more than the {len(self.array)} values the column chunk declares")
-        self.filled = start + count
-        return start
-
-    def take(self, count: int) -> np.ndarray:
-        """The next ``count`` slots, to be filled by the caller."""
-        start = self._claim(count)
-        return self.array[start : self.filled]
-
-    def take_bytes(self, count: int) -> memoryview:
-        """The bytes of the next ``count`` slots (``raw`` must exist), to be filled by the caller."""
-        start = self._claim(count)
-        return self.raw[start * self.itemsize : self.filled * self.itemsize]
-
-    def result(self) -> Array:
-        return PrimitiveArray.of(self.array[: self.filled])
-
-
-def _value_buffer(leaf: SchemaNode, capacity: int, chunk_bytes: int, out: np.ndarray | None = None
-                  ) -> _ValueBuffer | None:
-    """A buffer for the chunk's values (``out`` when given), or None for a
-    type it does not serve or an implausible declared ``capacity``."""
-    dtype = plain_dtype(leaf.physical_type)
-    if dtype is None:
-        return None
-    if out is not None:
-        if out.dtype != dtype or out.ndim != 1:
-            raise TypeError(f"out must be a 1-D {dtype} array, not {out.ndim}-D {out.dtype}")
-        return _ValueBuffer(out)
-    if not plausible_items(capacity, dtype.itemsize, chunk_bytes):
-        return None
-    reserve_items(capacity, dtype.itemsize, f"{capacity} {Type._VALUES_TO_NAMES.get(leaf.physical_type)} values")
-    return _ValueBuffer(default_pool().empty(capacity, dtype))
-
-
-def plausible_items(count: int, itemsize: int, chunk_bytes: int) -> bool:
-    """Whether ``count`` items of ``itemsize`` bytes may be allocated ahead for
-    values stored in ``chunk_bytes`` (see _MAX_EXPANSION)."""
-    return count * itemsize <= _MAX_EXPANSION * chunk_bytes + 2**20
-
-
 class _ChunkReader:
     """Accumulates the pages of one chunk: into ``buffer`` when given, else
     as a list of per-page values joined at the end."""
 
     def __init__(self, leaf: SchemaNode, codec: int, verify_checksums: bool, decryptor: object | None = None,
-                 buffer: _ValueBuffer | None = None, expected: int = 0, keep_dictionary: bool = False) -> None:
+                 buffer: ValueBuffer | None = None, expected: int = 0, keep_dictionary: bool = False) -> None:
         self.keep_dictionary = keep_dictionary  # else dropped before the values are joined: a large one counts
         self.decryptor = decryptor
         self.leaf = leaf
@@ -304,6 +253,7 @@ class _ChunkReader:
         self.pending_bytes = self.pending_levels = 0
         self.data_pages = 0
         self.num_values = 0
+        self.spread: Spread | None = None
 
     def add(self, page: RawPage) -> None:
         try:
@@ -345,8 +295,13 @@ class _ChunkReader:
         data_page = read_data_page(page, self.codec, leaf.max_repetition_level, leaf.max_definition_level)
         count = data_page.num_values
         if data_page.def_levels is not None:
-            count = int(np.count_nonzero(data_page.def_levels == leaf.max_definition_level))
+            present = data_page.def_levels == leaf.max_definition_level
+            count = int(np.count_nonzero(present))
             self.defs.append(data_page.def_levels)
+            if self.spread is not None:
+                self._spread_pages([(page, data_page)], present, np.array([data_page.num_values]))
+                self.num_values += data_page.num_values
+                return
         if data_page.rep_levels is not None:
             self.reps.append(data_page.rep_levels)
         self._add_values(page, data_page, count)
@@ -406,15 +361,54 @@ class _ChunkReader:
         defs = _batch_levels(pending, "defs", counts, leaf.max_definition_level, "definition")
         self.defs.append(defs)
         present = reaching(defs, leaf.max_definition_level, leaf.max_definition_level)
-        start = 0
-        for (page, sections), levels in zip(pending, counts.tolist(), strict=True):
-            count = int(np.count_nonzero(present[start : start + levels]))
-            start += levels
+        ends = np.cumsum(counts)
+        if self.spread is not None:
+            self._spread_pages(pending, present, ends)
+            return
+        starts = [0, *ends[:-1].tolist()]
+        for (page, sections), a, b in zip(pending, starts, ends.tolist(), strict=True):
             try:
-                self._add_values(page, sections, count)
+                self._add_values(page, sections, int(np.count_nonzero(present[a:b])))
             except ParquetError as exc:
                 exc.add_context(page=page.ordinal, file_offset=page.offset)
                 raise
+
+    def _spread_pages(self, pages: list[tuple[RawPage, DataPage | PageSections]], present: np.ndarray,
+                      ends: np.ndarray) -> None:
+        """Decode the values of ``pages`` (whose levels are ``present`` or not,
+        page ``i``'s ending before ``ends[i]``) straight into their slots."""
+        slots, rows = self.spread.claim(present)
+        start = 0
+        for (page, sections), stop in zip(pages, np.searchsorted(rows, ends).tolist(), strict=True):
+            try:
+                self._spread_values(page, sections, slots, rows, start, stop)
+            except ParquetError as exc:
+                exc.add_context(page=page.ordinal, file_offset=page.offset)
+                raise
+            start = stop
+        if self.index_pages.count:
+            self.index_pages.gather_into(self.dictionary, slots, rows)
+
+    def _spread_values(self, raw: RawPage, page: DataPage | PageSections, slots: np.ndarray, rows: np.ndarray,
+                       start: int, stop: int) -> None:
+        """Decode the page's values into ``slots`` at ``rows[start:stop]``, or
+        hold its dictionary indices to decode with the batch's others."""
+        count = stop - start
+        if page.encoding in _DICTIONARY_ENCODINGS:
+            if self.dictionary is None:
+                raise CorruptFileError("dictionary-encoded page without a dictionary page")
+            self.index_pages.add(page.values, count, start, {"page": raw.ordinal, "file_offset": raw.offset})
+            return
+        if page.encoding == Encoding.PLAIN:
+            values = plain_values(page.values, self.leaf.physical_type, count)
+            if not values.flags.aligned:  # (after the levels: numpy scatters unaligned items several times slower)
+                values = values.copy()
+        else:
+            values = self._decode_values(page, count)
+            if not isinstance(values, np.ndarray) or values.dtype != slots.dtype or values.shape != (count,):
+                raise DecodingError(f"decoder returned {type(values).__name__} where {count} {slots.dtype} "
+                                    "values were expected")
+        slots[rows[start:stop]] = values
 
     def _add_plain_direct(self, page: RawPage) -> bool:
         """Decompress (or copy) a PLAIN page without levels straight into the
@@ -549,6 +543,8 @@ class _ChunkReader:
         defs = _join_levels(self.defs) if self.leaf.max_definition_level else None
         reps = _join_levels(self.reps) if self.leaf.max_repetition_level else None
         dictionary = None if self.dictionary is None or not self.keep_dictionary else _as_array(self.dictionary)
+        if self.spread is not None:
+            return LeafData(defs, reps, self.spread.result(), self.num_values, dictionary, spread=True)
         values = self._join_values() if self.buffer is None else self.buffer.result()
         return LeafData(defs, reps, values, self.num_values, dictionary)
 
@@ -622,5 +618,5 @@ def _as_array(values: np.ndarray | ByteArrays) -> Array:
     return PrimitiveArray.of(values)
 
 
-__all__ = ["LEGACY_DICTIONARY_PADDING", "check_local", "chunk_range", "empty_leaf", "plausible_items",
+__all__ = ["LEGACY_DICTIONARY_PADDING", "check_local", "chunk_range", "empty_leaf",
            "read_column_chunk", "read_column_pages"]

@@ -56,7 +56,9 @@ class LeafData(NamedTuple):
     only the non-null values (PrimitiveArray or BinaryArray, no validity): one
     per level equal to the max definition level. ``num_values`` counts the
     level slots, nulls included. ``dictionary``: the values of the chunk's
-    dictionary page, in its order, when it has one.
+    dictionary page, in its order, when it has one. ``spread``: ``values``
+    holds a slot per level instead, zero where null (column.py writes a flat
+    leaf's values so, into the array it assembles to).
     """
 
     def_levels: np.ndarray | None
@@ -64,6 +66,7 @@ class LeafData(NamedTuple):
     values: Array
     num_values: int
     dictionary: Array | None = None
+    spread: bool = False
 
 
 def keep_dictionary(dictionaries: dict[str, list[Array]], name: str, leaves: Iterable[LeafData]) -> None:
@@ -153,9 +156,13 @@ def check_leaf(node: SchemaNode, leaf: LeafData) -> None:
             raise DecodingError(f"{name} level {bad} of column {col!r} is outside 0..{maximum}")
     if r is not None and n and r[0] != 0:
         raise DecodingError(f"repetition levels of column {col!r} start at {int(r[0])}, not 0")
-    non_null = n if d is None else int(np.count_nonzero(d == max_def))
-    if non_null != len(leaf.values):
-        raise DecodingError(f"column {col!r} has {non_null} non-null slots but {len(leaf.values)} values")
+    if leaf.spread:
+        if len(leaf.values) != n:
+            raise DecodingError(f"column {col!r} has {n} level slots but {len(leaf.values)} value slots")
+    else:
+        non_null = n if d is None else int(np.count_nonzero(d == max_def))
+        if non_null != len(leaf.values):
+            raise DecodingError(f"column {col!r} has {non_null} non-null slots but {len(leaf.values)} values")
     if r is not None and max_rep > 0 and n:
         # How many nested lists each position reaches: a repetition at level k needs the
         # k-th list's entry present here and present (opened) at the previous position.
@@ -224,11 +231,13 @@ class _Assembler:
         data = self.leaf(field.node)
         if data.rep_levels is not None or data.num_values != len(out):
             raise CorruptFileError(f"column {field.node.dotted_path!r} holds {data.num_values} level slots "
-                                   f"where {len(out)} rows are expected")
+                                   f"where the row group declares {len(out)} rows")
         validity = None
         if data.def_levels is not None and field.def_level > 0:
             valid = reaching(data.def_levels, field.def_level, field.node.max_definition_level)
             validity = None if valid.all() else valid
+        if data.spread:
+            return _spread_into(data.values, validity, out)
         return _scatter_into(data.values, validity, out)
 
     def build_list(self, field: Field, data: LeafData, pos: np.ndarray | None,
@@ -295,6 +304,16 @@ def _scatter_into(values: Array, validity: np.ndarray | None, out: np.ndarray) -
             raw = raw.copy()
         out.fill(0)
         out[np.flatnonzero(validity)] = raw  # measured faster than boolean-mask assignment
+    return PrimitiveArray.of(out, validity)
+
+
+def _spread_into(values: Array, validity: np.ndarray | None, out: np.ndarray) -> PrimitiveArray:
+    """``values`` spread to their slots already: into ``out``, unless they are there."""
+    raw = values.values
+    if len(raw) != len(out):
+        raise CorruptFileError(f"{len(raw)} value slots where {len(out)} rows are expected")
+    if raw.__array_interface__["data"][0] != out.__array_interface__["data"][0]:
+        out[:] = raw
     return PrimitiveArray.of(out, validity)
 
 

@@ -27,7 +27,6 @@ from parquet_codec.column import (
     LEGACY_DICTIONARY_PADDING,
     check_local,
     empty_leaf,
-    plausible_items,
     read_column_chunk,
 )
 from parquet_codec.column_index import read_column_index
@@ -52,6 +51,7 @@ from parquet_codec.scan import ReadPlan, Scanner, duration_units
 from parquet_codec.schema import Schema, SchemaNode
 from parquet_codec.table import Table
 from parquet_codec.types import logical_info
+from parquet_codec.value_slots import plausible_items
 
 DEFAULT_BATCH_SIZE = 65536
 
@@ -210,9 +210,10 @@ class ParquetFile:
                 return tables[0] if len(tables) == 1 else Table.concat(tables)
             indices = []
         indices = list(indices)
-        # Flat fixed-width columns of several row groups are decoded into one
-        # array each, instead of being joined (copied) afterwards.
-        buffers = self._column_buffers(schema, indices) if len(indices) > 1 else {}
+        # Flat fixed-width columns are decoded into one array each over the row
+        # groups, instead of being joined (copied) afterwards; optional ones
+        # have their values decoded straight into their rows (column.py).
+        buffers = self._column_buffers(schema, indices) if indices else {}
         parts, rows, dictionaries = [], 0, {}
         for i in indices:
             n = self.metadata.row_group(i).num_rows
@@ -351,6 +352,7 @@ class ParquetFile:
                         self._source, chunk, leaf, verify_checksums=self.verify_checksums,
                         padding=self._chunk_padding, decryptor=decryptor, keep_dictionary=self._keeps_dictionary(leaf),
                         out=target if leaf.max_definition_level == 0 or _nulls_absent(meta, leaf) else None,
+                        spread=target,
                     )
                 except ParquetError as exc:
                     exc.add_context(file=self._source.name, row_group=index, column=leaf.dotted_path)
@@ -545,6 +547,8 @@ def _join(parts: list[Array], buffer: np.ndarray | None) -> Array:
     parts are already its slices and only their validity is joined."""
     if buffer is None:
         return concat(parts)
+    if len(parts) == 1:
+        return parts[0]
     if all(p.validity is None for p in parts):
         return PrimitiveArray.of(buffer)
     return PrimitiveArray.of(buffer, np.concatenate([p.is_valid() for p in parts]))

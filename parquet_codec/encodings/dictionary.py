@@ -56,11 +56,16 @@ class IndexPages:
         self.pages.append((data, count, start, context))
         self.count += count
 
-    def gather_into(self, dictionary_values: np.ndarray, out: np.ndarray) -> None:
-        """Write every held page's values into ``out`` and forget the pages."""
+    def gather_into(self, dictionary_values: np.ndarray, out: np.ndarray, rows: np.ndarray | None = None) -> None:
+        """Write every held page's values into its slots of ``out`` (with
+        ``rows``: slot ``i`` is ``out[rows[i]]``) and forget the pages."""
         for start, indices in self._decoded(len(dictionary_values)):
-            if len(indices):
+            if not len(indices):
+                continue
+            if rows is None:
                 np.take(dictionary_values, indices, out=out[start : start + len(indices)], mode="clip")
+            else:  # (checked indices: no bounds check)
+                out[rows[start : start + len(indices)]] = np.take(dictionary_values, indices, mode="clip")
 
     def decode(self, size: int) -> np.ndarray:
         """The held pages' indices into a dictionary of ``size`` values, in

@@ -117,11 +117,22 @@ def decode_plain_into(data: Buffer, physical_type: int, out: np.ndarray, *, offs
         _require(arr, offset, nbytes, f"{count} BOOLEAN values")
         out.view(np.uint8)[:] = np.unpackbits(arr[offset : offset + nbytes], count=count, bitorder="little")
         return nbytes
+    out[:] = plain_values(arr, physical_type, count, offset=offset)
+    return count * out.itemsize
+
+
+def plain_values(data: Buffer, physical_type: int, count: int, *, offset: int = 0) -> np.ndarray:
+    """``count`` PLAIN values of a 1-D type (:func:`plain_dtype`): numbers as a
+    little-endian view of ``data``, booleans unpacked."""
+    _, arr = views(data)
+    if physical_type == Type.BOOLEAN:
+        nbytes = (count + 7) // 8
+        _require(arr, offset, nbytes, f"{count} BOOLEAN values")
+        return np.unpackbits(arr[offset : offset + nbytes], count=count, bitorder="little").view(np.bool_)
     dtype = np.dtype(_NUMERIC[physical_type])
     nbytes = count * dtype.itemsize
     _require(arr, offset, nbytes, f"{count} {type_name(physical_type)} values")
-    out[:] = arr[offset : offset + nbytes].view(dtype)
-    return nbytes
+    return arr[offset : offset + nbytes].view(dtype)
 
 
 def _require(arr: np.ndarray, offset: int, nbytes: int, what: str) -> None:
