@@ -379,7 +379,8 @@ class _ChunkReader:
         page ``i``'s ending before ``ends[i]``) straight into their slots."""
         slots, rows = self.spread.claim(present)
         start = 0
-        for (page, sections), stop in zip(pages, np.searchsorted(rows, ends).tolist(), strict=True):
+        stops = (ends if rows is None else np.searchsorted(rows, ends)).tolist()
+        for (page, sections), stop in zip(pages, stops, strict=True):
             try:
                 self._spread_values(page, sections, slots, rows, start, stop)
             except ParquetError as exc:
@@ -389,10 +390,11 @@ class _ChunkReader:
         if self.index_pages.count:
             self.index_pages.gather_into(self.dictionary, slots, rows)
 
-    def _spread_values(self, raw: RawPage, page: DataPage | PageSections, slots: np.ndarray, rows: np.ndarray,
-                       start: int, stop: int) -> None:
-        """Decode the page's values into ``slots`` at ``rows[start:stop]``, or
-        hold its dictionary indices to decode with the batch's others."""
+    def _spread_values(self, raw: RawPage, page: DataPage | PageSections, slots: np.ndarray,
+                       rows: np.ndarray | None, start: int, stop: int) -> None:
+        """Decode the page's values into ``slots`` at ``rows[start:stop]`` (at
+        ``start:stop`` without ``rows``), or hold its dictionary indices to
+        decode with the batch's others."""
         count = stop - start
         if page.encoding in _DICTIONARY_ENCODINGS:
             if self.dictionary is None:
@@ -401,14 +403,14 @@ class _ChunkReader:
             return
         if page.encoding == Encoding.PLAIN:
             values = plain_values(page.values, self.leaf.physical_type, count)
-            if not values.flags.aligned:  # (after the levels: numpy scatters unaligned items several times slower)
+            if rows is not None and not values.flags.aligned:  # (after the levels: scattered several times slower)
                 values = values.copy()
         else:
             values = self._decode_values(page, count)
             if not isinstance(values, np.ndarray) or values.dtype != slots.dtype or values.shape != (count,):
                 raise DecodingError(f"decoder returned {type(values).__name__} where {count} {slots.dtype} "
                                     "values were expected")
-        slots[rows[start:stop]] = values
+        slots[slice(start, stop) if rows is None else rows[start:stop]] = values
 
     def _add_plain_direct(self, page: RawPage) -> bool:
         """Decompress (or copy) a PLAIN page without levels straight into the

@@ -69,13 +69,16 @@ class Spread:
         self.slots = slots
         self.claimed = 0
 
-    def claim(self, present: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The next ``len(present)`` slots, zeroed, and the positions among them
-        of the values present."""
+    def claim(self, present: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """The next ``len(present)`` slots, zeroed where no value is present,
+        and the positions among them of the values present: None when all are
+        (the values then fill the slots in order)."""
         first, self.claimed = self.claimed, self.claimed + len(present)
         if self.claimed > len(self.slots):
             raise CorruptFileError(f"pages hold more than the {len(self.slots)} level slots the row group declares")
         slots = self.slots[first : self.claimed]
+        if present.all():  # (a column without nulls whose chunk does not say so)
+            return slots, None
         slots.fill(0)
         return slots, np.flatnonzero(present)
 

@@ -44,6 +44,7 @@ def _optional_table(rows: int = 30_000):
         "f64": pa.array(rng.standard_normal(rows), mask=rng.random(rows) < 0.01),
         "b": pa.array(rng.random(rows) < 0.5, mask=mask),
         "none": pa.array(np.zeros(rows), mask=np.ones(rows, dtype=bool)),
+        "full": pa.array(rng.integers(0, 2**40, rows)),  # optional, no nulls
     })
 
 
@@ -53,7 +54,8 @@ def _optional_table(rows: int = 30_000):
     {"use_dictionary": False, "column_encoding": {"i32": "DELTA_BINARY_PACKED", "i64": "DELTA_BINARY_PACKED",
                                                   "f32": "BYTE_STREAM_SPLIT", "f64": "BYTE_STREAM_SPLIT"}},
     {"compression": "none", "data_page_size": 1000},
-], ids=["v1", "v2", "delta-bss", "small-pages"])
+    {"write_statistics": False},  # no null counts: "full" is spread too, its batches all present
+], ids=["v1", "v2", "delta-bss", "small-pages", "no-statistics"])
 @pytest.mark.parametrize("row_groups", [1, 3])
 def test_optional_values_are_decoded_straight_into_their_slots(tmp_path, options, row_groups):
     """Flat optional columns read into the table's arrays (column._Spread):

@@ -38,6 +38,10 @@ def test_spread_claims_zeroed_slots_in_order():
     second, rows = spread.claim(np.array([False, True]))
     assert rows.tolist() == [1] and np.shares_memory(second, slots[3:])
     assert len(spread.result()) == 5
+    slots[:] = 7
+    full = Spread(slots, leaf)
+    part, rows = full.claim(np.ones(4, dtype=bool))
+    assert rows is None and part.tolist() == [7, 7, 7, 7]  # every slot is written: left as it is
     with pytest.raises(CorruptFileError, match="more than the 5 level slots"):
         spread.claim(np.array([True]))
     with pytest.raises(TypeError, match="1-D int32"):
