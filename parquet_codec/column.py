@@ -12,7 +12,7 @@ batches so that their level streams are decoded together.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -151,9 +151,8 @@ def read_column_chunk(
     spreading = spread is not None and out is None and leaf.max_repetition_level == 0 and leaf.max_definition_level
     buffer = None if spreading else value_buffer(leaf, meta.num_values, length, out)
     expected = meta.num_values if buffer is None and plausible_items(meta.num_values, 8, length) else 0  # offsets
-    reader = _ChunkReader(leaf, meta.codec, verify_checksums, decryptor, buffer, expected, keep_dictionary)
-    if spreading:
-        reader.spread = Spread(spread, leaf)
+    reader = _ChunkReader(leaf, meta.codec, verify_checksums, decryptor, buffer, expected, keep_dictionary,
+                          Spread(spread, leaf) if spreading else None)
     for page in iter_pages(source.read(start, length), start, meta.num_values, decryptor):
         reader.add(page)
     return reader.finish(meta.num_values)
@@ -235,7 +234,8 @@ class _ChunkReader:
     as a list of per-page values joined at the end."""
 
     def __init__(self, leaf: SchemaNode, codec: int, verify_checksums: bool, decryptor: object | None = None,
-                 buffer: ValueBuffer | None = None, expected: int = 0, keep_dictionary: bool = False) -> None:
+                 buffer: ValueBuffer | None = None, expected: int = 0, keep_dictionary: bool = False,
+                 spread: Spread | None = None) -> None:
         self.keep_dictionary = keep_dictionary  # else dropped before the values are joined: a large one counts
         self.decryptor = decryptor
         self.leaf = leaf
@@ -253,7 +253,7 @@ class _ChunkReader:
         self.pending_bytes = self.pending_levels = 0
         self.data_pages = 0
         self.num_values = 0
-        self.spread: Spread | None = None
+        self.spread = spread  # the values go straight to their slots there (and ``buffer`` is None)
 
     def add(self, page: RawPage) -> None:
         try:
@@ -296,12 +296,12 @@ class _ChunkReader:
         count = data_page.num_values
         if data_page.def_levels is not None:
             present = data_page.def_levels == leaf.max_definition_level
-            count = int(np.count_nonzero(present))
             self.defs.append(data_page.def_levels)
             if self.spread is not None:
                 self._spread_pages([(page, data_page)], present, np.array([data_page.num_values]))
                 self.num_values += data_page.num_values
                 return
+            count = int(np.count_nonzero(present))
         if data_page.rep_levels is not None:
             self.reps.append(data_page.rep_levels)
         self._add_values(page, data_page, count)
@@ -322,9 +322,7 @@ class _ChunkReader:
         """Hold the page's dictionary indices, their slots claimed (in
         ``buffer``, or in the last _Indices part); False when they are to be
         decoded now (into the byte-array builder a PLAIN page made)."""
-        if self.dictionary is None:
-            raise CorruptFileError("dictionary-encoded page without a dictionary page")
-        context = {"page": raw.ordinal, "file_offset": raw.offset}
+        context = self._index_context(raw)
         if self.buffer is not None:
             start = self.buffer.filled
             self.buffer.take(count)
@@ -340,6 +338,13 @@ class _ChunkReader:
             self.values.append(held)
         held.pages.add(page.values, count, held.pages.count, context)
         return True
+
+    def _index_context(self, raw: RawPage) -> dict:
+        """Where a dictionary-encoded page's indices came from, for their
+        errors; raises when the chunk has no dictionary page for them."""
+        if self.dictionary is None:
+            raise CorruptFileError("dictionary-encoded page without a dictionary page")
+        return {"page": raw.ordinal, "file_offset": raw.offset}
 
     def _hold(self, page: RawPage, sections: PageSections) -> None:
         self.pending.append((page, sections))
@@ -366,27 +371,16 @@ class _ChunkReader:
             self._spread_pages(pending, present, ends)
             return
         starts = [0, *ends[:-1].tolist()]
-        for (page, sections), a, b in zip(pending, starts, ends.tolist(), strict=True):
-            try:
-                self._add_values(page, sections, int(np.count_nonzero(present[a:b])))
-            except ParquetError as exc:
-                exc.add_context(page=page.ordinal, file_offset=page.offset)
-                raise
+        stops = np.cumsum([np.count_nonzero(present[a:b]) for a, b in zip(starts, ends.tolist(), strict=True)])
+        _each_page(pending, stops.tolist(), lambda page, sections, a, b: self._add_values(page, sections, b - a))
 
     def _spread_pages(self, pages: list[tuple[RawPage, DataPage | PageSections]], present: np.ndarray,
                       ends: np.ndarray) -> None:
         """Decode the values of ``pages`` (whose levels are ``present`` or not,
         page ``i``'s ending before ``ends[i]``) straight into their slots."""
         slots, rows = self.spread.claim(present)
-        start = 0
         stops = (ends if rows is None else np.searchsorted(rows, ends)).tolist()
-        for (page, sections), stop in zip(pages, stops, strict=True):
-            try:
-                self._spread_values(page, sections, slots, rows, start, stop)
-            except ParquetError as exc:
-                exc.add_context(page=page.ordinal, file_offset=page.offset)
-                raise
-            start = stop
+        _each_page(pages, stops, lambda page, sections, a, b: self._spread_values(page, sections, slots, rows, a, b))
         if self.index_pages.count:
             self.index_pages.gather_into(self.dictionary, slots, rows)
 
@@ -397,19 +391,14 @@ class _ChunkReader:
         decode with the batch's others."""
         count = stop - start
         if page.encoding in _DICTIONARY_ENCODINGS:
-            if self.dictionary is None:
-                raise CorruptFileError("dictionary-encoded page without a dictionary page")
-            self.index_pages.add(page.values, count, start, {"page": raw.ordinal, "file_offset": raw.offset})
+            self.index_pages.add(page.values, count, start, self._index_context(raw))
             return
         if page.encoding == Encoding.PLAIN:
             values = plain_values(page.values, self.leaf.physical_type, count)
             if rows is not None and not values.flags.aligned:  # (after the levels: scattered several times slower)
                 values = values.copy()
         else:
-            values = self._decode_values(page, count)
-            if not isinstance(values, np.ndarray) or values.dtype != slots.dtype or values.shape != (count,):
-                raise DecodingError(f"decoder returned {type(values).__name__} where {count} {slots.dtype} "
-                                    "values were expected")
+            values = _fixed_width(self._decode_values(page, count), count, slots.dtype)
         slots[slice(start, stop) if rows is None else rows[start:stop]] = values
 
     def _add_plain_direct(self, page: RawPage) -> bool:
@@ -453,11 +442,7 @@ class _ChunkReader:
         if page.encoding == Encoding.PLAIN:
             decode_plain_into(page.values, self.leaf.physical_type, slot)
         else:
-            values = self._decode_values(page, len(slot))
-            if not isinstance(values, np.ndarray) or values.dtype != slot.dtype or values.shape != slot.shape:
-                raise DecodingError(f"decoder returned {type(values).__name__} where {len(slot)} {slot.dtype} "
-                                    "values were expected")
-            slot[:] = values
+            slot[:] = _fixed_width(self._decode_values(page, len(slot)), len(slot), slot.dtype)
 
     def _decode_values(self, page: DataPage | PageSections, count: int) -> np.ndarray | ByteArrays | _Indices | None:
         """The page's values; None when they went into the chunk's builder."""
@@ -565,6 +550,27 @@ class _ChunkReader:
         # values of a gigabyte, each copy alive at once counts.
         self.values = self.dictionary = parts = None
         return concat(arrays) if arrays else empty_leaf(self.leaf).values
+
+
+def _each_page(pages: list[tuple[RawPage, DataPage | PageSections]], stops: list[int],
+               decode: Callable[[RawPage, DataPage | PageSections, int, int], None]) -> None:
+    """``decode(page, sections, start, stop)`` for each page, whose values are
+    ``start:stop`` of the pages' together; an error names the page."""
+    start = 0
+    for (page, sections), stop in zip(pages, stops, strict=True):
+        try:
+            decode(page, sections, start, stop)
+        except ParquetError as exc:
+            exc.add_context(page=page.ordinal, file_offset=page.offset)
+            raise
+        start = stop
+
+
+def _fixed_width(values: object, count: int, dtype: np.dtype) -> np.ndarray:
+    """A decoder's answer for ``count`` values of a 1-D ``dtype``, checked to be that."""
+    if not isinstance(values, np.ndarray) or values.dtype != dtype or values.shape != (count,):
+        raise DecodingError(f"decoder returned {type(values).__name__} where {count} {dtype} values were expected")
+    return values
 
 
 def _batch_levels(pending: list[tuple[RawPage, PageSections]], name: str, counts: np.ndarray, max_level: int,

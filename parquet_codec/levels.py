@@ -297,8 +297,7 @@ def _scatter_into(values: Array, validity: np.ndarray | None, out: np.ndarray) -
         raise SchemaError(f"cannot write {type(values).__name__} values into a {out.dtype} column buffer")
     raw = values.values
     if validity is None:
-        if raw.__array_interface__["data"][0] != out.__array_interface__["data"][0]:
-            out[:] = raw
+        _copy_unless_there(raw, out)
     else:
         if np.may_share_memory(raw, out):  # decoded in place where no nulls were expected: move them aside
             raw = raw.copy()
@@ -308,13 +307,16 @@ def _scatter_into(values: Array, validity: np.ndarray | None, out: np.ndarray) -
 
 
 def _spread_into(values: Array, validity: np.ndarray | None, out: np.ndarray) -> PrimitiveArray:
-    """``values`` spread to their slots already: into ``out``, unless they are there."""
-    raw = values.values
-    if len(raw) != len(out):
-        raise CorruptFileError(f"{len(raw)} value slots where {len(out)} rows are expected")
+    """``values`` spread to their slots already (one per row: check_leaf and
+    build_into checked the counts): into ``out``, unless they are there."""
+    _copy_unless_there(values.values, out)
+    return PrimitiveArray.of(out, validity)
+
+
+def _copy_unless_there(raw: np.ndarray, out: np.ndarray) -> None:
+    """``out[:] = raw``, unless ``raw`` is ``out`` already (decoded in place)."""
     if raw.__array_interface__["data"][0] != out.__array_interface__["data"][0]:
         out[:] = raw
-    return PrimitiveArray.of(out, validity)
 
 
 def assemble(field: Field, leaves: Mapping[tuple[str, ...], LeafData], out: np.ndarray | None = None, *,

@@ -64,8 +64,7 @@ class Spread:
     slots are zeroed while in the cache, not all at once."""
 
     def __init__(self, slots: np.ndarray, leaf: SchemaNode) -> None:
-        if slots.dtype != plain_dtype(leaf.physical_type) or slots.ndim != 1:
-            raise TypeError(f"slots of {leaf.dotted_path!r} must be a 1-D {plain_dtype(leaf.physical_type)} array")
+        _check_array(slots, plain_dtype(leaf.physical_type), f"slots of {leaf.dotted_path!r}")
         self.slots = slots
         self.claimed = 0
 
@@ -87,20 +86,25 @@ class Spread:
 
 
 def value_buffer(leaf: SchemaNode, capacity: int, chunk_bytes: int, out: np.ndarray | None = None
-                  ) -> ValueBuffer | None:
+                 ) -> ValueBuffer | None:
     """A buffer for the chunk's values (``out`` when given), or None for a
     type it does not serve or an implausible declared ``capacity``."""
     dtype = plain_dtype(leaf.physical_type)
     if dtype is None:
         return None
     if out is not None:
-        if out.dtype != dtype or out.ndim != 1:
-            raise TypeError(f"out must be a 1-D {dtype} array, not {out.ndim}-D {out.dtype}")
+        _check_array(out, dtype, "out")
         return ValueBuffer(out)
     if not plausible_items(capacity, dtype.itemsize, chunk_bytes):
         return None
     reserve_items(capacity, dtype.itemsize, f"{capacity} {Type._VALUES_TO_NAMES.get(leaf.physical_type)} values")
     return ValueBuffer(default_pool().empty(capacity, dtype))
+
+
+def _check_array(array: np.ndarray, dtype: np.dtype, name: str) -> None:
+    """Refuse (TypeError) an array given for values of ``dtype`` that is not 1-D of it."""
+    if array.dtype != dtype or array.ndim != 1:
+        raise TypeError(f"{name} must be a 1-D {dtype} array, not {array.ndim}-D {array.dtype}")
 
 
 def plausible_items(count: int, itemsize: int, chunk_bytes: int) -> bool:
