@@ -38,7 +38,6 @@ from parquet_codec.encodings.plain import (
 )
 from parquet_codec.encodings.prefix_strip import strip_marked, strip_prefixes
 from parquet_codec.encodings.prefix_walk import length_bytes
-from parquet_codec.encodings.rle_batch import decode_streams
 from parquet_codec.errors import (
     CorruptFileError,
     DecodingError,
@@ -57,7 +56,6 @@ from parquet_codec.format.ttypes import (
 )
 from parquet_codec.io import ByteSource
 from parquet_codec.levels import LEVEL_DTYPE, LeafData, reaching
-from parquet_codec.limits import reserve_items
 from parquet_codec.page import (
     DataPage,
     PageSections,
@@ -69,6 +67,7 @@ from parquet_codec.page import (
     split_data_page,
     verify_crc,
 )
+from parquet_codec.page_levels import batch_levels, join_levels
 from parquet_codec.schema import SchemaNode
 from parquet_codec.value_slots import Spread, ValueBuffer, plausible_items, value_buffer
 
@@ -362,8 +361,8 @@ class _ChunkReader:
         leaf = self.leaf
         counts = np.array([sections.num_values for _, sections in pending], dtype=np.int64)
         if leaf.max_repetition_level:
-            self.reps.append(_batch_levels(pending, "rep", counts, leaf.max_repetition_level, "repetition"))
-        defs = _batch_levels(pending, "defs", counts, leaf.max_definition_level, "definition")
+            self.reps.append(batch_levels(pending, "rep", counts, leaf.max_repetition_level, "repetition"))
+        defs = batch_levels(pending, "defs", counts, leaf.max_definition_level, "definition")
         self.defs.append(defs)
         present = reaching(defs, leaf.max_definition_level, leaf.max_definition_level)
         ends = np.cumsum(counts)
@@ -527,8 +526,8 @@ class _ChunkReader:
             self.index_pages.gather_into(self.dictionary, self.buffer.array)
         if self.num_values != declared:
             raise CorruptFileError(f"pages hold {self.num_values} values, the column chunk declares {declared}")
-        defs = _join_levels(self.defs) if self.leaf.max_definition_level else None
-        reps = _join_levels(self.reps) if self.leaf.max_repetition_level else None
+        defs = join_levels(self.defs) if self.leaf.max_definition_level else None
+        reps = join_levels(self.reps) if self.leaf.max_repetition_level else None
         dictionary = None if self.dictionary is None or not self.keep_dictionary else _as_array(self.dictionary)
         if self.spread is not None:
             return LeafData(defs, reps, self.spread.result(), self.num_values, dictionary, spread=True)
@@ -573,49 +572,12 @@ def _fixed_width(values: object, count: int, dtype: np.dtype) -> np.ndarray:
     return values
 
 
-def _batch_levels(pending: list[tuple[RawPage, PageSections]], name: str, counts: np.ndarray, max_level: int,
-                  kind: str) -> np.ndarray:
-    """The ``name`` ("rep" or "defs") level streams of the held pages, decoded
-    and checked: in one pass when they are regular, else page by page."""
-    width = max_level.bit_length()
-    streams = [getattr(sections, name) for _, sections in pending]
-    bounds = np.concatenate(([0], np.cumsum([len(s) for s in streams], dtype=np.int64)))
-    # Levels of up to 8 bits stay one byte each (a maximum of 1 makes them a validity mask).
-    narrow = (np.uint8 if width <= 8 else LEVEL_DTYPE) if width < 16 else None  # every value of the width fits
-    # A few bytes of runs may declare 2**31 levels: reserved before they are laid out.
-    reserve_items(int(counts.sum()), np.dtype(narrow or np.uint32).itemsize, f"{int(counts.sum())} {kind} levels")
-    levels = decode_streams(np.frombuffer(b"".join(streams), dtype=np.uint8), bounds, counts, width, narrow)
-    if levels is None:
-        levels = np.concatenate([_page_levels(page, stream, width, int(count))
-                                 for (page, _), stream, count in zip(pending, streams, counts, strict=True)])
-    # A level above the maximum fits in the bit width unless the maximum is all ones.
-    if max_level != (1 << width) - 1 and len(levels) and int(levels.max()) > max_level:
-        page = pending[int(np.searchsorted(np.cumsum(counts), int(np.argmax(levels > max_level)), side="right"))][0]
-        raise CorruptFileError(f"{kind} level {int(levels.max())} exceeds the column's maximum {max_level}",
-                               page=page.ordinal, file_offset=page.offset)
-    return levels if levels.dtype == np.uint8 else levels.astype(LEVEL_DTYPE, copy=False)
-
-
-def _page_levels(page: RawPage, stream: memoryview, width: int, count: int) -> np.ndarray:
-    try:
-        return RleBitPackedHybrid.decode(stream, width, count)[0]
-    except ParquetError as exc:
-        exc.add_context(page=page.ordinal, file_offset=page.offset)
-        raise
-
-
 def empty_leaf(leaf: SchemaNode) -> LeafData:
     """The levels and values of a leaf with no values."""
     values = _as_array(decode_plain(b"", leaf.physical_type, 0, type_length=leaf.type_length)[0])
     levels = np.zeros(0, dtype=LEVEL_DTYPE)
     return LeafData(levels if leaf.max_definition_level else None,
                     levels if leaf.max_repetition_level else None, values, 0)
-
-
-def _join_levels(parts: list[np.ndarray]) -> np.ndarray:
-    if not parts:
-        return np.zeros(0, dtype=LEVEL_DTYPE)
-    return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
 def _as_array(values: np.ndarray | ByteArrays) -> Array:

@@ -1,35 +1,11 @@
-"""Reading column chunks: what a chunk declares is reserved before it is laid out."""
+"""Reading column chunks: flat optional columns decoded straight into their rows."""
 
 from __future__ import annotations
-
-import tracemalloc
 
 import numpy as np
 import pytest
 
 from parquet_codec import column
-from parquet_codec.encodings.varint import encode_uleb128
-from parquet_codec.errors import ResourceLimitError
-from parquet_codec.format.ttypes import Encoding, PageHeader, PageType
-from parquet_codec.limits import memory_budget
-from parquet_codec.page import PageSections, RawPage
-
-
-def test_levels_a_few_bytes_declare_are_reserved_before_they_are_laid_out():
-    """One RLE run of 2**31 - 1 definition levels is six bytes: a read under a
-    memory_limit refuses it before allocating a byte per level."""
-    count = 2**31 - 1
-    runs = memoryview(encode_uleb128(count << 1) + b"\x01")
-    sections = PageSections(count, Encoding.PLAIN, None, runs, memoryview(b""))
-    raw = RawPage(PageHeader(type=PageType.DATA_PAGE), 1, 4, memoryview(b""))
-    tracemalloc.start()
-    try:
-        with memory_budget(100 * 2**20), pytest.raises(ResourceLimitError, match="definition levels"):
-            column._batch_levels([(raw, sections)], "defs", np.array([count]), 1, "definition")
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    assert peak < 2**20
 
 
 def _optional_table(rows: int = 30_000):
@@ -58,7 +34,7 @@ def _optional_table(rows: int = 30_000):
 ], ids=["v1", "v2", "delta-bss", "small-pages", "no-statistics"])
 @pytest.mark.parametrize("row_groups", [1, 3])
 def test_optional_values_are_decoded_straight_into_their_slots(tmp_path, options, row_groups):
-    """Flat optional columns read into the table's arrays (column._Spread):
+    """Flat optional columns read into the table's arrays (value_slots.Spread):
     values at their rows, zeros at the nulls, as pyarrow reads them, over
     dictionary and PLAIN pages (values after the levels: unaligned), DELTA and
     BYTE_STREAM_SPLIT pages, v2 pages, batches of many pages and row groups."""
