@@ -109,16 +109,10 @@ def plain_dtype(physical_type: int) -> np.dtype | None:
 
 def decode_plain_into(data: Buffer, physical_type: int, out: np.ndarray, *, offset: int = 0) -> int:
     """Decode ``len(out)`` PLAIN values of a 1-D type (:func:`plain_dtype`) into
-    ``out``, with no intermediate array; return the bytes consumed."""
-    _, arr = views(data)
+    ``out`` (numbers with no intermediate array); return the bytes consumed."""
     count = len(out)
-    if physical_type == Type.BOOLEAN:
-        nbytes = (count + 7) // 8
-        _require(arr, offset, nbytes, f"{count} BOOLEAN values")
-        out.view(np.uint8)[:] = np.unpackbits(arr[offset : offset + nbytes], count=count, bitorder="little")
-        return nbytes
-    out[:] = plain_values(arr, physical_type, count, offset=offset)
-    return count * out.itemsize
+    out[:] = plain_values(data, physical_type, count, offset=offset)
+    return (count + 7) // 8 if physical_type == Type.BOOLEAN else count * out.itemsize
 
 
 def plain_values(data: Buffer, physical_type: int, count: int, *, offset: int = 0) -> np.ndarray:
