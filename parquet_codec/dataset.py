@@ -16,7 +16,7 @@ pyarrow reads them (:mod:`parquet_codec.dataset_schema`).
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from urllib.parse import unquote
 
@@ -45,7 +45,7 @@ from parquet_codec.errors import SchemaError, UnsupportedError
 from parquet_codec.filesystems import Filesystem, filesystem_of_uri
 from parquet_codec.format.ttypes import SchemaElement
 from parquet_codec.io import Source
-from parquet_codec.predicate import parse_filters
+from parquet_codec.predicate import Filter, parse_filters
 from parquet_codec.reader import ParquetFile, column_names
 from parquet_codec.reader import read_table as read_file
 from parquet_codec.schema import Schema
@@ -189,15 +189,10 @@ def _read_data_files(files: list[DataFile], columns: Sequence[str] | None, filte
     filt = parse_filters(filters)
     first = files[0].path
     template = first_file(first, file_columns, [c for c in (filt.columns if filt else ()) if c not in kinds], options)
-    tables = []
-    for data_file in files:
-        values = dict(data_file.partition)
-        keep, rows_filter = file_filter(filt, partition_tests({k: (kinds[k], values.get(k)) for k in kinds}))
-        table = (read_file_as(data_file.path, template, file_columns, rows_filter, options, f"the first file's ({first})")
-                 if keep else None)
-        if table is not None:
-            tables.append(table)
-            tables[-1] = _with_partitions(table, [(k, kinds[k], typed(values.get(k), kinds[k])) for k in wanted_keys])
+    reference = f"the first file's ({first})"
+    tables = [table for _, table in _read_each(
+        files, kinds, wanted_keys, filt,
+        lambda path, rows_filter: read_file_as(path, template, file_columns, rows_filter, options, reference))]
     if not tables:  # every file pruned: an empty table of the first file's shape
         tables.append(_with_partitions(template, [(k, kinds[k], None) for k in wanted_keys]))
     result = Table.concat(nullable_where_null(tables))
@@ -231,18 +226,29 @@ def _read_in_schema(files: list[DataFile], columns: list[str] | None, filters: o
         if type_name(target.column(key).field) in ("string", "binary"):
             kinds[key] = "string"
     in_files = target.select([n for n in target.column_names if n not in kinds])
-    tables = []
-    for data_file in files:
-        values = dict(data_file.partition)
-        keep, rows_filter = file_filter(filt, partition_tests({k: (kinds[k], values.get(k)) for k in kinds}))
-        table = read_file_as(data_file.path, in_files, None, rows_filter, options, _GIVEN) if keep else None
-        if table is not None:
-            table = _with_partitions(table, [(k, kinds[k], typed(values.get(k), kinds[k])) for k in kinds])
-            tables.append(conform(table, target, source_name(data_file.path), _GIVEN))
+    read = _read_each(files, kinds, list(kinds), filt,
+                      lambda path, rows_filter: read_file_as(path, in_files, None, rows_filter, options, _GIVEN))
+    tables = [conform(table, target, source_name(path), _GIVEN) for path, table in read]
     return Table.concat(nullable_where_null(tables or [target]))
 
 
 _GIVEN = "the schema given"
+
+
+def _read_each(files: list[DataFile], kinds: dict[str, str], keys: list[str], filt: Filter | None,
+               read: Callable[[str, Filter | None], Table | None]) -> list[tuple[str, Table]]:
+    """(path, rows) of each file whose partition values ``filt`` keeps, read
+    by ``read(path, filter of its rows)`` (None: every row ruled out), with
+    the values of the partition ``keys`` (of ``kinds``) as its last columns."""
+    found = []
+    for data_file in files:
+        values = dict(data_file.partition)
+        keep, rows_filter = file_filter(filt, partition_tests({k: (kinds[k], values.get(k)) for k in kinds}))
+        table = read(data_file.path, rows_filter) if keep else None
+        if table is not None:
+            partitions = [(k, kinds[k], typed(values.get(k), kinds[k])) for k in keys]
+            found.append((data_file.path, _with_partitions(table, partitions)))
+    return found
 
 
 def _typed_keys(schema: object, partitioning: object, files: list[DataFile], options: dict) -> object:
