@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from parquet_codec.encodings import RleBitPackedHybrid
+from parquet_codec.encodings.rle import SMALL_COUNT
 from parquet_codec.encodings.rle_batch import decode_streams
 from parquet_codec.errors import CorruptFileError, ParquetError
 from parquet_codec.levels import LEVEL_DTYPE
@@ -26,15 +27,19 @@ def batch_levels(pending: list[tuple[RawPage, PageSections]], name: str, counts:
     and checked: in one pass when they are regular, else page by page."""
     width = max_level.bit_length()
     streams = [getattr(sections, name) for _, sections in pending]
-    bounds = np.concatenate(([0], np.cumsum([len(s) for s in streams], dtype=np.int64)))
     # Levels of up to 8 bits stay one byte each (a maximum of 1 makes them a validity mask).
     narrow = (np.uint8 if width <= 8 else LEVEL_DTYPE) if width < 16 else None  # every value of the width fits
-    # A few bytes of runs may declare 2**31 levels: reserved before they are laid out.
-    reserve_items(int(counts.sum()), np.dtype(narrow or np.uint32).itemsize, f"{int(counts.sum())} {kind} levels")
-    levels = decode_streams(np.frombuffer(b"".join(streams), dtype=np.uint8), bounds, counts, width, narrow)
+    total = int(counts.sum())
+    levels = None
+    if total > SMALL_COUNT:  # (a few levels, as of one-row pages, are read page by page: it costs less)
+        # A few bytes of runs may declare 2**31 levels: reserved before they are laid out.
+        reserve_items(total, np.dtype(narrow or np.uint32).itemsize, f"{total} {kind} levels")
+        bounds = np.concatenate(([0], np.cumsum([len(s) for s in streams], dtype=np.int64)))
+        levels = decode_streams(np.frombuffer(b"".join(streams), dtype=np.uint8), bounds, counts, width, narrow)
     if levels is None:
         levels = np.concatenate([_page_levels(page, stream, width, int(count))
                                  for (page, _), stream, count in zip(pending, streams, counts, strict=True)])
+        levels = levels.astype(narrow or LEVEL_DTYPE, copy=False)
     # A level above the maximum fits in the bit width unless the maximum is all ones.
     if max_level != (1 << width) - 1 and len(levels) and int(levels.max()) > max_level:
         page = pending[int(np.searchsorted(np.cumsum(counts), int(np.argmax(levels > max_level)), side="right"))][0]

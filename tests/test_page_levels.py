@@ -78,3 +78,22 @@ def test_join_levels():
     one = np.zeros(3, dtype=np.uint8)
     assert join_levels([one]) is one
     np.testing.assert_array_equal(join_levels([one, np.ones(2, dtype=np.uint8)]), [0, 0, 0, 1, 1])
+
+
+@pytest.mark.parametrize("max_level", [1, 2, 300])
+def test_a_batch_of_a_few_levels_is_read_page_by_page(max_level):
+    """One-row pages (a wide file of small row groups) are decoded page by page,
+    into the dtype a batch decoded together has; a level above the maximum
+    still names its page."""
+    width = max_level.bit_length()
+    parts = [np.array([max_level]), np.array([0, max_level]), np.array([max_level // 2] * 3)]
+    streams = [RleBitPackedHybrid.encode(p, width) for p in parts]
+    counts = [len(p) for p in parts]
+    levels = batch_levels(_pages(streams, counts), "defs", np.array(counts), max_level, "definition")
+    np.testing.assert_array_equal(levels, np.concatenate(parts))
+    assert levels.dtype == (np.uint8 if width <= 8 else np.int16)
+    if max_level == 2:
+        streams[1] = RleBitPackedHybrid.encode(np.array([0, 3]), 2)
+        with pytest.raises(CorruptFileError, match="level 3 exceeds") as info:
+            batch_levels(_pages(streams, counts), "defs", np.array(counts), max_level, "definition")
+        assert "page 2" in str(info.value)

@@ -51,6 +51,10 @@ SCALAR_RUNS = 32
 #: over only when the runs read so far average fewer bytes than this (short
 #: RLE runs), not for the long bit-packed runs most writers produce.
 BULK_BYTES_PER_RUN = 24
+#: Streams of up to this many values (the levels and indices of one-row
+#: pages, as in wide files of small row groups) are laid out by a plain loop:
+#: the dozen array operations of the general path cost more than the values.
+SMALL_COUNT = 64
 
 
 class _Runs:
@@ -104,7 +108,8 @@ class RleBitPackedHybrid:
                 raise decoding_error(_RLE, f"length prefix {declared} exceeds the {end - pos - 4} bytes left", pos)
             pos, end = pos + 4, pos + 4 + declared
         runs, stop = _parse_runs(mv[:end], bit_width, count, pos)
-        reserve_items(count, np.dtype(output_dtype(bit_width)).itemsize, f"{count} {_RLE} values")
+        if count > SMALL_COUNT:
+            reserve_items(count, np.dtype(output_dtype(bit_width)).itemsize, f"{count} {_RLE} values")
         values = _materialize(arr, bit_width, count, runs)
         return values, (end if length_prefixed else stop) - offset
 
@@ -361,6 +366,8 @@ def _little_endian(a: np.ndarray, starts: np.ndarray, width: int) -> np.ndarray:
 
 def _materialize(arr: np.ndarray, bit_width: int, count: int, runs: _Runs) -> np.ndarray:
     dtype = output_dtype(bit_width)
+    if count <= SMALL_COUNT and runs.bulk is None:
+        return np.array(_small_values(arr, bit_width, runs), dtype=dtype)
     lengths = runs.column("lengths")
     packed_starts = runs.column("packed_starts")
     if not len(packed_starts):
@@ -377,6 +384,21 @@ def _materialize(arr: np.ndarray, bit_width: int, count: int, runs: _Runs) -> np
     if n_packed == count:
         return unpacked
     return _interleave(runs.column("values"), is_packed, lengths, unpacked, dtype)
+
+
+def _small_values(arr: np.ndarray, bit_width: int, runs: _Runs) -> list[int]:
+    """The values of a few runs (parsed by the scalar parser), one by one."""
+    mask = (1 << bit_width) - 1
+    packed_runs = zip(runs.packed_starts, runs.packed_bytes, strict=True)
+    values: list[int] = []
+    for length, value, packed in zip(runs.lengths, runs.values, runs.packed, strict=True):
+        if packed:
+            start, nbytes = next(packed_runs)
+            word = int.from_bytes(arr[start : start + nbytes].tobytes(), "little")
+            values.extend((word >> (bit_width * i)) & mask for i in range(length))
+        else:
+            values.extend([value] * length)
+    return values
 
 
 def _interleave(values: np.ndarray, packed: np.ndarray, lengths: np.ndarray, unpacked: np.ndarray,

@@ -269,3 +269,26 @@ def test_a_run_of_no_values_among_many_is_corrupt():
     assert decode(body, 3, 80)[0].tolist() == [1, 0] * 40
     with pytest.raises(DecodingError, match=f"run of 0 values where 4 more are needed at byte {len(body)}"):
         decode(data, 3, 84)
+
+
+@pytest.mark.parametrize("width", [0, 1, 3, 8, 11, 17, 32, 33, 64])
+def test_a_few_values_are_laid_out_as_the_array_path_lays_them(width, monkeypatch):
+    """Streams of up to SMALL_COUNT values (one-row pages) take a plain loop;
+    it gives what the array path gives, for runs of both kinds, a last
+    bit-packed run cut short and streams read past their count."""
+    from parquet_codec.encodings import rle
+
+    rng = np.random.default_rng(width)
+    top = (1 << width) - 1 if width < 64 else 2**63
+    cases = [np.full(5, top, dtype=np.uint64), rng.integers(0, top + 1, 64, dtype=np.uint64)]
+    cases.append(np.repeat(rng.integers(0, top + 1, 4, dtype=np.uint64), [20, 3, 17, 9]))  # RLE, packed, RLE, ..
+    for values in cases:
+        data = RleBitPackedHybrid.encode(values, width)
+        small = [RleBitPackedHybrid.decode(data, width, n) for n in (len(values), len(values) - 1, 1)]
+        monkeypatch.setattr(rle, "SMALL_COUNT", -1)
+        general = [RleBitPackedHybrid.decode(data, width, n) for n in (len(values), len(values) - 1, 1)]
+        monkeypatch.undo()
+        for (got, used), (want, want_used), n in zip(small, general, (len(values), len(values) - 1, 1), strict=True):
+            assert got.dtype == want.dtype and used == want_used
+            np.testing.assert_array_equal(got, want)
+            np.testing.assert_array_equal(got, values[:n] if width else np.zeros(n))
