@@ -24,7 +24,8 @@ from parquet_codec.page import PageSections, RawPage
 def batch_levels(pending: list[tuple[RawPage, PageSections]], name: str, counts: np.ndarray, max_level: int,
                  kind: str) -> np.ndarray:
     """The ``name`` ("rep" or "defs") level streams of the held pages, decoded
-    and checked: in one pass when they are regular, else page by page."""
+    and checked: in one pass when they are regular, else (or when they hold
+    no more than SMALL_COUNT levels) page by page."""
     width = max_level.bit_length()
     streams = [getattr(sections, name) for _, sections in pending]
     # Levels of up to 8 bits stay one byte each (a maximum of 1 makes them a validity mask).
