@@ -40,7 +40,8 @@ def batch_levels(pending: list[tuple[RawPage, PageSections]], name: str, counts:
     if levels is None:
         levels = np.concatenate([_page_levels(page, stream, width, int(count))
                                  for (page, _), stream, count in zip(pending, streams, counts, strict=True)])
-        levels = levels.astype(narrow or LEVEL_DTYPE, copy=False)
+        if narrow is not None:  # as decode_streams gives them (wider ones are cast once checked)
+            levels = levels.astype(narrow, copy=False)
     # A level above the maximum fits in the bit width unless the maximum is all ones.
     if max_level != (1 << width) - 1 and len(levels) and int(levels.max()) > max_level:
         page = pending[int(np.searchsorted(np.cumsum(counts), int(np.argmax(levels > max_level)), side="right"))][0]
