@@ -294,7 +294,7 @@ class _ChunkReader:
         data_page = read_data_page(page, self.codec, leaf.max_repetition_level, leaf.max_definition_level)
         count = data_page.num_values
         if data_page.def_levels is not None:
-            present = data_page.def_levels == leaf.max_definition_level
+            present = reaching(data_page.def_levels, leaf.max_definition_level, leaf.max_definition_level)
             self.defs.append(data_page.def_levels)
             if self.spread is not None:
                 self._spread_pages([(page, data_page)], present, np.array([data_page.num_values]))
