@@ -269,10 +269,48 @@ def _list_from_view(pa: Any, array: Any) -> Any:
     sizes = np.where(valid, np.asarray(array.sizes, dtype=np.int64), 0)
     offsets = np.zeros(len(sizes) + 1, dtype=np.int64)
     np.cumsum(sizes, out=offsets[1:])
-    values = array.values.take(pa.array(spans(np.asarray(array.offsets), sizes)))
+    values = _take_items(pa, array.values, spans(np.asarray(array.offsets), sizes))
     large = pa.types.is_large_list_view(array.type)
     kind, width = (pa.LargeListArray, pa.int64()) if large else (pa.ListArray, pa.int32())
     return kind.from_arrays(pa.array(offsets, width), values, mask=pa.array(~valid) if not valid.all() else None)
+
+
+def _take_items(pa: Any, array: Any, indices: np.ndarray) -> Any:
+    """``array.take(indices)``; string and binary views (at any depth), which
+    pyarrow's take does not serve, come out as large strings and binaries."""
+    plain = without_views(pa, array.type)
+    if plain != array.type:
+        try:
+            array = array.cast(plain)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+            raise UnsupportedError(f"cannot gather the items of a {array.type} array: {exc}") from None
+    return array.take(pa.array(indices))
+
+
+def without_views(pa: Any, typ: Any) -> Any:
+    """``typ`` with its string and binary views, at any depth of lists,
+    structs and maps, as large strings and binaries."""
+    t = pa.types
+    if t.is_string_view(typ):
+        return pa.large_string()
+    if t.is_binary_view(typ):
+        return pa.large_binary()
+    if t.is_struct(typ):
+        return pa.struct([_field_without_views(pa, typ.field(i)) for i in range(typ.num_fields)])
+    if t.is_map(typ):
+        key, item = (_field_without_views(pa, f) for f in (typ.key_field, typ.item_field))
+        return pa.map_(key, item, keys_sorted=typ.keys_sorted)
+    if t.is_fixed_size_list(typ):
+        return pa.list_(_field_without_views(pa, typ.value_field), typ.list_size)
+    for is_kind, kind in ((t.is_list, pa.list_), (t.is_large_list, pa.large_list), (t.is_list_view, pa.list_view),
+                          (t.is_large_list_view, pa.large_list_view)):
+        if is_kind(typ):
+            return kind(_field_without_views(pa, typ.value_field))
+    return typ
+
+
+def _field_without_views(pa: Any, field: Any) -> Any:
+    return field.with_type(without_views(pa, field.type))
 
 
 def _leaf_info(pa: Any, typ: Any) -> LogicalInfo:
@@ -411,7 +449,7 @@ def _nested_from_arrow(pa: Any, array: Any, field: ArrowField) -> Array:
     child = array.values.slice(int(offsets[0]), int(offsets[-1] - offsets[0]))
     offsets, take = _drop_null_ranges(offsets, validity)
     if take is not None:
-        child = child.take(pa.array(take))
+        child = _take_items(pa, child, take)
     if field.layout == "list":
         return ListArray(n, offsets, _from_arrow(pa, child, field.children[0]), validity=validity)
     key_field, item_field = field.children
@@ -448,4 +486,5 @@ __all__ = [
     "nested_to_arrow",
     "field_from_arrow",
     "from_arrow",
+    "without_views",
 ]

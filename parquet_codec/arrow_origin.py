@@ -33,6 +33,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from parquet_codec.arrays import Array, PrimitiveArray
+from parquet_codec.arrow_adapter import without_views
 from parquet_codec.arrow_schema import (
     ARROW_SCHEMA_KEY,
     ArrowField,
@@ -255,10 +256,15 @@ def restore_array(array: Any, target: Any) -> Any:
 
     if array.type.equals(target):
         return array
-    try:
-        return array.cast(target)
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
-        pass
+    cast = _cast(pa, array, target)
+    if cast is None and not without_views(pa, target).equals(target):
+        # pyarrow pads null fixed-size lists with take, which has no view kernels
+        plain = _cast(pa, array, without_views(pa, target))
+        cast = None if plain is None else _cast(pa, plain, target)
+    if cast is None and pa.types.is_large_list(target) and pa.types.is_list(array.type):
+        cast = _large_list(pa, array, target)
+    if cast is not None:
+        return cast
     if pa.types.is_list_view(target) or pa.types.is_large_list_view(target):  # no list -> view cast
         return _list_view(pa, array, target)
     if isinstance(target, pa.BaseExtensionType):
@@ -268,6 +274,26 @@ def restore_array(array: Any, target: Any) -> Any:
         if storage.type.equals(target.storage_type):
             return pa.ExtensionArray.from_storage(target, storage)
     return array
+
+
+def _cast(pa: Any, array: Any, target: Any) -> Any | None:
+    """``array`` cast to ``target``; None where pyarrow cannot, or where its
+    cast gives an invalid array (list<list<null>> to a large_list, say)."""
+    try:
+        cast = array.cast(target)
+        cast.validate()
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+        return None
+    return cast
+
+
+def _large_list(pa: Any, array: Any, target: Any) -> Any:
+    """A list array as the large list ``target`` over its items (restored)."""
+    if isinstance(array, pa.ChunkedArray):
+        return pa.chunked_array([_large_list(pa, chunk, target) for chunk in array.chunks], target)
+    values = restore_array(array.values, target.value_type)
+    mask = array.is_null() if array.null_count else None
+    return pa.LargeListArray.from_arrays(array.offsets.cast(pa.int64()), values, type=target, mask=mask)
 
 
 def dictionary_array(values: Any, target: Any, pages: list[Any]) -> Any:

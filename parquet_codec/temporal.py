@@ -290,16 +290,14 @@ def durations_to_py(values: np.ndarray, unit: str, validity: np.ndarray | None =
     if pd is not None:
         return apply_nulls(pd.TimedeltaIndex(values.view("timedelta64[ns]")).to_list(), validity)
     if unit == "ns":
-        micros = _whole_micros(values, "duration", "timedelta")
-    else:
-        scale = 10**6 // ARROW_UNITS_PER_SECOND[unit]
-        limit = _MAX_TIMEDELTA_US // scale
-        bad = (values > limit) | (values < -limit)
-        if bad.any():
-            i = _first(bad)
-            raise UnsupportedError(f"duration value {i} ({int(values[i])} {unit}) is beyond timedelta's range")
-        micros = values * scale
-    return apply_nulls(micros.astype("timedelta64[us]").tolist(), validity)
+        return apply_nulls(_whole_micros(values, "duration", "timedelta").astype("timedelta64[us]").tolist(), validity)
+    limit = _MAX_TIMEDELTA_US // (10**6 // ARROW_UNITS_PER_SECOND[unit])
+    bad = (values > limit) | (values < -limit)
+    if bad.any():
+        i = _first(bad)
+        raise UnsupportedError(f"duration value {i} ({int(values[i])} {unit}) is beyond timedelta's range")
+    # in their own unit: seconds past 2**63 microseconds are still a timedelta
+    return apply_nulls(values.astype(f"timedelta64[{unit}]").tolist(), validity)
 
 
 def int96_to_py(values: np.ndarray, validity: np.ndarray | None = None, unit: str | None = None) -> list:
