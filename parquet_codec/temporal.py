@@ -26,7 +26,7 @@ from collections.abc import Iterable, Iterator
 
 import numpy as np
 
-from parquet_codec.errors import SchemaError, UnsupportedError
+from parquet_codec.errors import DecodingError, SchemaError, UnsupportedError
 
 try:
     from zoneinfo import ZoneInfo
@@ -337,10 +337,17 @@ def dates_to_py(values: np.ndarray, validity: np.ndarray | None = None) -> list:
 
 
 def times_to_py(values: np.ndarray, unit: str, validity: np.ndarray | None = None) -> list:
-    """TIME values as ``datetime.time``, floored to microseconds, modulo a day."""
+    """TIME values as ``datetime.time``, floored to microseconds. A value
+    outside a day (LogicalTypes.md: the time since midnight) is not a time:
+    DecodingError naming it."""
     values = _zero_nulls(values, validity)
+    day = _US_PER_DAY * UNITS_PER_SECOND[unit] // 10**6
+    outside = (values < 0) | (values >= day)
+    if outside.any():
+        i = _first(outside)
+        raise DecodingError(f"TIME value {i} ({int(values[i])} {unit}) is not a time of day: "
+                            f"it must lie in 0 to {day - 1}")
     micros = values // 1000 if unit == "ns" else values * (10**6 // UNITS_PER_SECOND[unit])
-    micros = micros % _US_PER_DAY
     seconds, fraction = np.divmod(micros, 10**6)
     minutes, second = np.divmod(seconds, 60)
     hour, minute = np.divmod(minutes, 60)

@@ -375,6 +375,18 @@ def test_files_duckdb_writes_read_like_pyarrow(query, options, tmp_path):
     assert table.to_arrow().schema.equals(expected.schema)
 
 
+def test_int32_deltas_duckdb_writes_in_64_bits_read_as_duckdb_reads_them(tmp_path):
+    """DuckDB's v2 pages hold DELTA_BINARY_PACKED INT32 columns whose deltas
+    need 33 bits (pyarrow refuses them): DuckDB is the oracle."""
+    duckdb = pytest.importorskip("duckdb")
+    path = tmp_path / "duck.parquet"
+    query = "select (case when range % 2 = 0 then 2147483647 - range else -2147483648 + range end)::INTEGER i from range(3000)"
+    duckdb.connect().execute(f"COPY ({query}) TO '{path}' (FORMAT parquet, PARQUET_VERSION v2)")
+    assert "DELTA_BINARY_PACKED" in pq.ParquetFile(path).metadata.row_group(0).column(0).encodings
+    expected = [{"i": row[0]} for row in duckdb.sql(f"select i from read_parquet('{path}')").fetchall()]
+    assert reader.read_table(path).to_pylist() == expected
+
+
 def test_parquet_file_takes_pyarrows_other_arguments(tmp_path):
     """A footer read before spares reading it again; the thrift limits are accepted."""
     path = tmp_path / "t.parquet"

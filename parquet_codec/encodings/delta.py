@@ -227,7 +227,9 @@ class DeltaBinaryPacked:
         values[0] = h.first & ((1 << bits) - 1)
         if h.total == 1:
             return values.view(signed), h.end - offset
-        blocks = _read_blocks(mv, h, bits)
+        # INT32 deltas of up to 64 bits: DuckDB writes them as 64-bit differences
+        # (width 33 for INT32_MIN - INT32_MAX); taken modulo 2**32, they give the same values.
+        blocks = _read_blocks(mv, h, 64)
         deltas = values[1:]
         _unpack_miniblocks(arr, blocks, h.block_size // h.miniblocks, deltas)
         mins = blocks.min_deltas.astype(unsigned)  # truncation is the modulo-2**32 reduction

@@ -129,12 +129,21 @@ def test_int32_header_values_are_reduced_modulo_2_32():
     assert DeltaBinaryPacked.decode(encoded, Type.INT32, 1)[0].tolist() == [5]
 
 
+def test_int32_deltas_of_64_bits_are_reduced_modulo_2_32():
+    """DuckDB writes INT32 deltas as 64-bit differences: INT32_MIN after
+    INT32_MAX needs 33 bits. Their low 32 bits give the values all the same."""
+    rng = np.random.default_rng(7)
+    values = np.concatenate(([2**31 - 1, -(2**31), 5], rng.integers(-(2**31), 2**31, 1000)))
+    encoded = DeltaBinaryPacked.encode(values, Type.INT64)  # (64-bit deltas: widths up to 33)
+    assert DeltaBinaryPacked.decode(encoded, Type.INT32, len(values))[0].tolist() == values.tolist()
+
+
 @pytest.mark.parametrize(
     ("data", "physical_type", "count", "message"),
     [
         (bytes([0x80, 1, 4, 5, 0, 0, 70, 0, 0, 0]), Type.INT64, 5, "miniblock bit width 70 > 64 at byte 6"),
         (bytes([0x80, 1, 4, 5, 0, 0, 0, 33, 0, 0]), Type.INT32, 40, "header declares 5 values, expected 40 at byte 3"),
-        (bytes([0x80, 1, 1, 50, 0, 0, 33]), Type.INT32, 50, "miniblock bit width 33 > 32 at byte 6"),
+        (bytes([0x80, 1, 1, 50, 0, 0, 65]), Type.INT32, 50, "miniblock bit width 65 > 64 at byte 6"),
         (bytes([100, 1, 1, 0]), Type.INT64, 1, "block size 100 is not a positive multiple of 8 below 2\\*\\*31 at byte 0"),
         (bytes([0, 1, 1, 0]), Type.INT64, 1, "block size 0 .*"),
         (bytes([0x80, 1, 3, 1, 0]), Type.INT64, 1, "3 miniblocks do not split a block of 128 values .*"),
