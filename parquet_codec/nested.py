@@ -196,11 +196,14 @@ def _list_element(group: SchemaNode, repeated: SchemaNode) -> Field:
         return _required_element(repeated)
     only = repeated.children[0]
     if only.repetition == _REPEATED:
-        # Rule 3: the repeated group is the element. Annotated LIST it is a 2-level
-        # list whose entries are `only` (pyarrow reads old Avro/Thrift files this way);
+        # Rule 3: the repeated group is the element. Annotated LIST it is a list
+        # whose entries are `only`, their element found by these same rules: a
+        # 2-level list of old Avro/Thrift files (`repeated int32 array`), or
+        # the 3-level one Spark's legacy format nests (`repeated group bag`);
         # unannotated it is a struct holding a list.
         if repeated.is_list_annotated:
-            return _bare_repeated(only)
+            return Field(repeated.name, LIST, False, repeated, (_list_element(repeated, only),),
+                         only.max_definition_level - 1, only.max_repetition_level - 1, only)
         if repeated.is_map_annotated:  # likewise a map whose key_value group is `only` (Impala's legacy files)
             return _map_of(repeated, only, nullable=False)
         return _required_element(repeated)

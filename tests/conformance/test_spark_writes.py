@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 import parquet_codec as pc
-from tests.conformance.support import assert_same_rows, decode_rows, generator, ours
+from tests.conformance.support import assert_same_rows, collected, decode_rows, generator, ours
 
 pytestmark = pytest.mark.spark
 
@@ -40,3 +40,30 @@ def test_we_read_what_spark_writes(spark, spark_frames, tmp_path, name):
     assert_same_rows(ours(pc.read_table(path)), decode_rows(rows), name)
     pf = pc.ParquetFile(path)
     assert pf.spark_schema is not None and pf.spark_schema.names == [f.name for f in pf.schema.fields]
+
+
+def test_legacy_lists_of_lists_read_as_spark_reads_them(spark, tmp_path):
+    """In the legacy layout, an array of arrays whose elements are not null is
+    ``repeated group array (LIST) { repeated group bag { optional int32 array } }``:
+    the repeated group is the element (LogicalTypes.md's third backward-
+    compatibility rule) and itself a list, read by the same rules."""
+    from pyspark.sql import types as T
+
+    i = T.IntegerType()
+    schema = T.StructType([
+        T.StructField("id", i), T.StructField("ll", T.ArrayType(T.ArrayType(i, True), False)),
+        T.StructField("lll", T.ArrayType(T.ArrayType(T.ArrayType(i, True), True), False)),
+        T.StructField("ls", T.ArrayType(T.ArrayType(T.StructType([T.StructField("x", i)]), True), False)),
+    ])
+    rows = [(0, [[1, None], []], [[[1, 2], None], [[3]]], [[{"x": 1}, None], []]), (1, [], [[]], []),
+            (2, None, None, None)]
+    out = tmp_path / "legacy"
+    spark.conf.set("spark.sql.parquet.writeLegacyFormat", "true")
+    try:
+        spark.createDataFrame(rows, schema).coalesce(1).write.parquet(str(out))
+    finally:
+        spark.conf.unset("spark.sql.parquet.writeLegacyFormat")
+    (part,) = out.glob("part-*.parquet")
+    assert pc.ParquetFile(part).schema.field("ll").repeated_node.name == "array"  # the legacy shape
+    expected = collected(spark.read.parquet(str(out)).orderBy("id").collect())
+    assert_same_rows(ours(pc.read_table(part)), expected, "legacy lists of lists")
