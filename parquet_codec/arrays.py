@@ -116,11 +116,16 @@ def take_range(array: Array, start: int, stop: int) -> Array:
     offsets = array.offsets[start : stop + 1]
     if isinstance(array, BinaryArray):
         return BinaryArray(length, offsets, array.data, validity=validity)
+    if not isinstance(array, (ListArray, MapArray)):
+        raise TypeError(f"cannot slice {type(array).__name__}")
+    # Offsets from 0 over the entries kept: what reads the slice (to_pylist,
+    # a batch of iter_batches) then costs the slice, not the whole array.
+    first, last = int(offsets[0]), int(offsets[-1])
+    offsets = offsets - first
     if isinstance(array, ListArray):
-        return ListArray(length, offsets, array.values, validity=validity)
-    if isinstance(array, MapArray):
-        return MapArray(length, offsets, array.keys, array.items, validity=validity)
-    raise TypeError(f"cannot slice {type(array).__name__}")
+        return ListArray(length, offsets, take_range(array.values, first, last), validity=validity)
+    items = None if array.items is None else take_range(array.items, first, last)
+    return MapArray(length, offsets, take_range(array.keys, first, last), items, validity=validity)
 
 
 def take(array: PrimitiveArray | BinaryArray, indices: np.ndarray) -> PrimitiveArray | BinaryArray:

@@ -154,6 +154,26 @@ def arrow_field(pa: Any, child: ArrowChild, role: str, nullable: bool | None = N
     return pa.field(child.name or role, child.array.type, nullable=keep, metadata=metadata)
 
 
+def _without_nulls(pa: Any, array: Any) -> Any:
+    """``array`` (as built here) without its validity bitmap: its slots, those
+    under it included, as they are (converted with their nulls: an INT96
+    slot there is not a timestamp that decides the unit)."""
+    typ = array.type
+    if not array.null_count or pa.types.is_null(typ):
+        return array
+    if isinstance(typ, pa.BaseExtensionType):
+        return pa.ExtensionArray.from_storage(typ, _without_nulls(pa, array.storage))
+    if pa.types.is_struct(typ):
+        children = [array.field(i) for i in range(typ.num_fields)]
+    elif pa.types.is_list(typ) or pa.types.is_large_list(typ) or pa.types.is_map(typ):
+        children = [array.values]
+    else:
+        children = None
+    own = array.buffers()[: typ.num_buffers]
+    return pa.Array.from_buffers(typ, len(array), [None, *own[1:]], null_count=0, offset=array.offset,
+                                 children=children)
+
+
 def _list_offsets(pa: Any, offsets: np.ndarray) -> tuple[Any, bool]:
     offsets = np.asarray(offsets)
     large = len(offsets) > 0 and int(offsets[-1]) > _INT32_MAX
@@ -173,7 +193,8 @@ def nested_to_arrow(array: ListArray | StructArray | MapArray, convert: Callable
     if isinstance(array, StructArray):
         kids = [(name, convert(child, name)) for name, child in array.children.items()]
         arrow_type = pa.struct([arrow_field(pa, kid, name) for name, kid in kids])
-        children = [kid.array for _, kid in kids]
+        # A field that is not nullable is null only under null structs: Arrow's holds no nulls there.
+        children = [kid.array if kid.nullable else _without_nulls(pa, kid.array) for _, kid in kids]
         return pa.Array.from_buffers(arrow_type, n, [validity], null_count=nulls, children=children)
     offsets, large = _list_offsets(pa, array.offsets)
     if isinstance(array, MapArray) and array.items is not None:

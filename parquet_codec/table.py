@@ -162,9 +162,6 @@ def array_to_arrow(field: Field, array: Array, int96_unit: str | None = None) ->
 
     def convert(child: Array, role: str) -> ArrowChild:
         sub = children[role]
-        if not sub.nullable and child.validity is not None:
-            # null only under null parents: Arrow's non-nullable child holds no nulls (pyarrow reads zeros)
-            child = dataclasses.replace(child, validity=None)
         return ArrowChild(array_to_arrow(sub, child, int96_unit), sub.nullable, sub.name if field.kind in (STRUCT, LIST) else None,
                           sub.node.field_id)
 

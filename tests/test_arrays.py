@@ -92,6 +92,25 @@ def test_take_range_then_concat_round_trips():
         assert as_list(concat(parts)) == whole
 
 
+def test_take_range_cuts_the_children_of_lists_and_maps_to_their_entries():
+    """A slice of a nested array holds only what its rows reference, offsets
+    from 0, so reading a batch costs the batch (to_pylist of each of 3,000
+    one-row batches converted every row's entries before)."""
+    from parquet_codec.arrays import take_range
+
+    inner = ListArray.of(np.array([0, 2, 2, 3, 6], dtype=np.int64), PrimitiveArray.of(np.arange(6)))
+    lists = ListArray.of(np.array([0, 1, 3, 4], dtype=np.int64), inner, np.array([True, True, True]))
+    keys = PrimitiveArray.of(np.arange(5))
+    maps = MapArray.of(np.array([0, 2, 2, 5], dtype=np.int64), keys, binary([b"a", None, b"c", b"d", b"e"]))
+    part = take_range(lists, 1, 2)
+    assert part.offsets.tolist() == [0, 2] and len(part.values) == 2
+    assert part.values.offsets.tolist() == [0, 0, 1] and part.values.values.values.tolist() == [2]
+    assert as_list(part) == [[[], [2]]]
+    cut = take_range(maps, 2, 3)
+    assert cut.offsets.tolist() == [0, 3] and cut.keys.values.tolist() == [2, 3, 4] and len(cut.items) == 3
+    assert as_list(take_range(maps, 1, 2)) == [[]]
+
+
 def test_take_rows_gathers_every_array_kind():
     pa = pytest.importorskip("pyarrow")
 

@@ -298,3 +298,15 @@ def test_a_required_child_holds_no_nulls_under_null_parents() -> None:
     for name in ("f", "s"):
         assert ours.field(name).null_count == expected.field(name).null_count == 0
         assert ours.field(name).to_pylist() == expected.field(name).to_pylist()
+
+
+def test_int96_required_under_null_structs_stays_nanoseconds() -> None:
+    """The slots under null structs do not decide INT96's unit (they made it
+    microseconds); a list there is empty, as pyarrow reads them."""
+    struct = pa.struct([pa.field("t", pa.timestamp("ns"), nullable=False),
+                        pa.field("l", pa.list_(pa.int32()), nullable=False)])
+    column = pa.array([{"t": dt.datetime(1966, 4, 24, 8, 0, 38, 782717), "l": [1]}, None], struct)
+    raw = _pyarrow_file(pa.table({"s": column}), use_deprecated_int96_timestamps=True, store_schema=False)
+    expected = pq.read_table(io.BytesIO(raw))
+    ours = pc.read_table(io.BytesIO(raw)).to_arrow()
+    assert ours.schema.equals(expected.schema) and ours.equals(expected)
