@@ -273,6 +273,8 @@ def _normalize(pa: Any, array: Any) -> Any:
         return _normalize(pa, array.storage)
     if pa.types.is_list_view(typ) or pa.types.is_large_list_view(typ):
         return _normalize(pa, _list_from_view(pa, array))
+    if pa.types.is_fixed_size_list(typ):
+        return _list_from_fixed(pa, array)
     target = _normalized_type(pa, typ)
     if target == typ:
         return array
@@ -294,6 +296,16 @@ def _list_from_view(pa: Any, array: Any) -> Any:
     large = pa.types.is_large_list_view(array.type)
     kind, width = (pa.LargeListArray, pa.int64()) if large else (pa.ListArray, pa.int32())
     return kind.from_arrays(pa.array(offsets, width), values, mask=pa.array(~valid) if not valid.all() else None)
+
+
+def _list_from_fixed(pa: Any, array: Any) -> Any:
+    """A fixed-size list array as a list array over the same items (pyarrow's
+    cast miscounts the null-typed items of lists below it)."""
+    size, n = array.type.list_size, len(array)
+    offsets = pa.array(np.arange(n + 1, dtype=np.int64) * size, pa.int32())
+    values = array.values.slice(array.offset * size, n * size)
+    mask = array.is_null() if array.null_count else None
+    return pa.ListArray.from_arrays(offsets, values, type=_normalized_type(pa, array.type), mask=mask)
 
 
 def _take_items(pa: Any, array: Any, indices: np.ndarray) -> Any:

@@ -32,6 +32,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 from parquet_codec.arrays import Array, PrimitiveArray
 from parquet_codec.arrow_adapter import without_views
 from parquet_codec.arrow_schema import (
@@ -261,8 +263,9 @@ def restore_array(array: Any, target: Any) -> Any:
         # pyarrow pads null fixed-size lists with take, which has no view kernels
         plain = _cast(pa, array, without_views(pa, target))
         cast = None if plain is None else _cast(pa, plain, target)
-    if cast is None and pa.types.is_large_list(target) and pa.types.is_list(array.type):
-        cast = _large_list(pa, array, target)
+    if cast is None and pa.types.is_list(array.type) and (pa.types.is_large_list(target)
+                                                          or pa.types.is_fixed_size_list(target)):
+        cast = _relisted(pa, array, target)
     if cast is not None:
         return cast
     if pa.types.is_list_view(target) or pa.types.is_large_list_view(target):  # no list -> view cast
@@ -287,13 +290,21 @@ def _cast(pa: Any, array: Any, target: Any) -> Any | None:
     return cast
 
 
-def _large_list(pa: Any, array: Any, target: Any) -> Any:
-    """A list array as the large list ``target`` over its items (restored)."""
+def _relisted(pa: Any, array: Any, target: Any) -> Any | None:
+    """A list array as the large or fixed-size list ``target`` over its items
+    (restored); None when its lists are not all of the fixed size."""
     if isinstance(array, pa.ChunkedArray):
-        return pa.chunked_array([_large_list(pa, chunk, target) for chunk in array.chunks], target)
+        chunks = [_relisted(pa, chunk, target) for chunk in array.chunks]
+        return None if None in chunks else pa.chunked_array(chunks, target)
     values = restore_array(array.values, target.value_type)
     mask = array.is_null() if array.null_count else None
-    return pa.LargeListArray.from_arrays(array.offsets.cast(pa.int64()), values, type=target, mask=mask)
+    if pa.types.is_large_list(target):
+        return pa.LargeListArray.from_arrays(array.offsets.cast(pa.int64()), values, type=target, mask=mask)
+    offsets = np.asarray(array.offsets)
+    if (np.diff(offsets) != target.list_size).any():
+        return None
+    values = values.slice(int(offsets[0]), int(offsets[-1] - offsets[0]))
+    return pa.FixedSizeListArray.from_arrays(values, type=target, mask=mask)
 
 
 def dictionary_array(values: Any, target: Any, pages: list[Any]) -> Any:

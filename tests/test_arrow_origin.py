@@ -63,6 +63,10 @@ def _columns() -> dict[str, object]:
             pa.array([0, 2, 3], pa.int32()), pa.array([b"a", b"b", b"c"], pa.binary_view()), mask=pa.array([True, False])),
         # pyarrow's cast of list<list<null>> to large_list gives an invalid array
         "large_list_of_null_lists": pa.array([[[None, None]], None, [[None]]], pa.large_list(pa.list_(pa.null()))),
+        # pyarrow's casts between fixed-size and other lists miscount null-typed items below them
+        "fixed_size_list_of_null_lists": pa.array([[[None, None]], [[None]], [[]]], pa.list_(pa.list_(pa.null()), 1)),
+        "fixed_size_list_of_lists_of_null_fields": pa.array(
+            [[[{"x": 1, "n": None}] * 3], [[]]], pa.list_(pa.list_(pa.struct([("x", pa.int32()), ("n", pa.null())])), 1)),
         # a non-nullable field holds no nulls under a null parent: pyarrow reads zeros
         "struct_required_child": pa.array([{"f": 1, "s": "a"}, None, {"f": 2, "s": ""}], REQUIRED_STRUCT),
         "fixed_size_list_required_struct": pa.array([[{"f": 1, "s": "a"}, None], None, [None, None]],
