@@ -259,17 +259,17 @@ def restore_array(array: Any, target: Any) -> Any:
     if array.type.equals(target):
         return array
     cast = _cast(pa, array, target)
-    if cast is None and not without_views(pa, target).equals(target):
+    viewless = without_views(pa, target)
+    if cast is None and not viewless.equals(target):
         # pyarrow pads null fixed-size lists with take, which has no view kernels
-        plain = _cast(pa, array, without_views(pa, target))
-        cast = None if plain is None else _cast(pa, plain, target)
-    if cast is None and pa.types.is_list(array.type) and (pa.types.is_large_list(target)
-                                                          or pa.types.is_fixed_size_list(target)):
+        through = _cast(pa, array, viewless)
+        cast = None if through is None else _cast(pa, through, target)
+    views = pa.types.is_list_view(target) or pa.types.is_large_list_view(target)  # (pyarrow casts no list to one)
+    if cast is None and (views or pa.types.is_list(array.type) and (pa.types.is_large_list(target)
+                                                                    or pa.types.is_fixed_size_list(target))):
         cast = _relisted(pa, array, target)
     if cast is not None:
         return cast
-    if pa.types.is_list_view(target) or pa.types.is_large_list_view(target):  # no list -> view cast
-        return _list_view(pa, array, target)
     if isinstance(target, pa.BaseExtensionType):
         # from its storage, or from another extension type (e.g. JSON over large_string)
         plain = array.storage if isinstance(array, pa.ExtensionArray) else array
@@ -291,8 +291,8 @@ def _cast(pa: Any, array: Any, target: Any) -> Any | None:
 
 
 def _relisted(pa: Any, array: Any, target: Any) -> Any | None:
-    """A list array as the large or fixed-size list ``target`` over its items
-    (restored); None when its lists are not all of the fixed size."""
+    """A list array as the large, fixed-size or view list ``target`` over
+    its items (restored); None when its lists are not all of the fixed size."""
     if isinstance(array, pa.ChunkedArray):
         chunks = [_relisted(pa, chunk, target) for chunk in array.chunks]
         return None if None in chunks else pa.chunked_array(chunks, target)
@@ -300,11 +300,19 @@ def _relisted(pa: Any, array: Any, target: Any) -> Any | None:
     mask = array.is_null() if array.null_count else None
     if pa.types.is_large_list(target):
         return pa.LargeListArray.from_arrays(array.offsets.cast(pa.int64()), values, type=target, mask=mask)
-    offsets = np.asarray(array.offsets)
-    if (np.diff(offsets) != target.list_size).any():
-        return None
-    values = values.slice(int(offsets[0]), int(offsets[-1] - offsets[0]))
-    return pa.FixedSizeListArray.from_arrays(values, type=target, mask=mask)
+    if pa.types.is_fixed_size_list(target):
+        offsets = np.asarray(array.offsets)
+        if (np.diff(offsets) != target.list_size).any():
+            return None
+        values = values.slice(int(offsets[0]), int(offsets[-1] - offsets[0]))
+        return pa.FixedSizeListArray.from_arrays(values, type=target, mask=mask)
+    import pyarrow.compute as compute
+
+    offsets = array.offsets
+    starts = offsets.slice(0, len(array))
+    sizes = compute.subtract(offsets.slice(1), starts).cast(offsets.type)
+    kind = pa.LargeListViewArray if pa.types.is_large_list_view(target) else pa.ListViewArray
+    return kind.from_arrays(starts, sizes, values, type=target, mask=mask)
 
 
 def dictionary_array(values: Any, target: Any, pages: list[Any]) -> Any:
@@ -326,21 +334,6 @@ def dictionary_array(values: Any, target: Any, pages: list[Any]) -> Any:
     except pa.ArrowInvalid:  # more values than the stored index type holds
         return restore_array(values, target)
     return pa.DictionaryArray.from_arrays(indices, dictionary, ordered=target.ordered)
-
-
-def _list_view(pa: Any, array: Any, target: Any) -> Any:
-    """A list array as the list view ``target`` over the same values."""
-    if isinstance(array, pa.ChunkedArray):
-        return pa.chunked_array([_list_view(pa, chunk, target) for chunk in array.chunks], target)
-    import pyarrow.compute as compute
-
-    values = restore_array(array.values, target.value_type)
-    offsets = array.offsets
-    starts = offsets.slice(0, len(array))
-    sizes = compute.subtract(offsets.slice(1), starts).cast(offsets.type)
-    kind = pa.LargeListViewArray if pa.types.is_large_list_view(target) else pa.ListViewArray
-    mask = array.is_null() if array.null_count else None
-    return kind.from_arrays(starts, sizes, values, type=target, mask=mask)
 
 
 __all__ = ["child_origins", "dictionary_array", "leaf_to_pylist", "pyarrow_fields", "restore_array", "restored_field",

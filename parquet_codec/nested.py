@@ -203,7 +203,7 @@ def _list_element(group: SchemaNode, repeated: SchemaNode) -> Field:
         # unannotated it is a struct holding a list.
         if repeated.is_list_annotated:
             return Field(repeated.name, LIST, False, repeated, (_list_element(repeated, only),),
-                         only.max_definition_level - 1, only.max_repetition_level - 1, only)
+                         repeated.max_definition_level, repeated.max_repetition_level, only)
         if repeated.is_map_annotated:  # likewise a map whose key_value group is `only` (Impala's legacy files)
             return _map_of(repeated, only, nullable=False)
         return _required_element(repeated)

@@ -97,7 +97,13 @@ def _read_header(mv: memoryview, pos: int, count: int) -> _Header:
     return _Header(block_size, miniblocks, total, first, pos)
 
 
-def _read_blocks(mv: memoryview, h: _Header, bits: int) -> _Blocks:
+#: The widest miniblock, INT32 columns' too: DuckDB writes their deltas as
+#: 64-bit differences (width 33 for INT32_MIN after INT32_MAX); taken modulo
+#: 2**32, they give the same values.
+_MAX_WIDTH = 64
+
+
+def _read_blocks(mv: memoryview, h: _Header) -> _Blocks:
     """Walk the block headers; validate widths and sizes before anything is allocated."""
     deltas = h.total - 1
     per_mini = h.block_size // h.miniblocks
@@ -113,7 +119,7 @@ def _read_blocks(mv: memoryview, h: _Header, bits: int) -> _Blocks:
         padded_end = _walk_blocks(mv, pos, 1, m, last_needed, per_mini, raw_mins, width_at)
     except IndexError:  # the min delta of block len(width_at) runs past the end
         padded_end = None
-    widths = _checked_widths(np.asarray(mv), np.array(width_at, dtype=np.int64), m, n_blocks, last_needed, bits)
+    widths = _checked_widths(np.asarray(mv), np.array(width_at, dtype=np.int64), m, n_blocks, last_needed)
     if padded_end is None:
         raise decoding_error(_DBP, f"data ends inside block {len(width_at)} of {n_blocks}", end)
     if len(width_at) == n_blocks and width_at[-1] + m <= end:
@@ -167,9 +173,9 @@ def _walk_blocks(
 
 
 def _checked_widths(
-    arr: np.ndarray, width_at: np.ndarray, m: int, n_blocks: int, last_needed: int, bits: int
+    arr: np.ndarray, width_at: np.ndarray, m: int, n_blocks: int, last_needed: int
 ) -> np.ndarray:
-    """The ``(blocks, m)`` miniblock bit widths read so far; DecodingError if one exceeds ``bits``.
+    """The ``(blocks, m)`` miniblock bit widths read so far; DecodingError if one exceeds _MAX_WIDTH.
 
     Widths of miniblocks without values (end of the last block) are zeroed.
     """
@@ -177,10 +183,10 @@ def _checked_widths(
     widths = arr[complete[:, None] + np.arange(m)].astype(np.int64)
     if len(complete) == n_blocks:
         widths[-1, last_needed:] = 0
-    if widths.size and widths.max() > bits:
-        first = int(np.argmax(widths.reshape(-1) > bits))
+    if widths.size and widths.max() > _MAX_WIDTH:
+        first = int(np.argmax(widths.reshape(-1) > _MAX_WIDTH))
         at = int(complete[first // m]) + first % m
-        raise decoding_error(_DBP, f"miniblock bit width {int(widths.reshape(-1)[first])} > {bits}", at)
+        raise decoding_error(_DBP, f"miniblock bit width {int(widths.reshape(-1)[first])} > {_MAX_WIDTH}", at)
     return widths
 
 
@@ -227,9 +233,7 @@ class DeltaBinaryPacked:
         values[0] = h.first & ((1 << bits) - 1)
         if h.total == 1:
             return values.view(signed), h.end - offset
-        # INT32 deltas of up to 64 bits: DuckDB writes them as 64-bit differences
-        # (width 33 for INT32_MIN - INT32_MAX); taken modulo 2**32, they give the same values.
-        blocks = _read_blocks(mv, h, 64)
+        blocks = _read_blocks(mv, h)
         deltas = values[1:]
         _unpack_miniblocks(arr, blocks, h.block_size // h.miniblocks, deltas)
         mins = blocks.min_deltas.astype(unsigned)  # truncation is the modulo-2**32 reduction
