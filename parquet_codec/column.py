@@ -36,7 +36,7 @@ from parquet_codec.encodings.plain import (
     plain_byte_array_ranges,
     plain_values,
 )
-from parquet_codec.encodings.prefix_strip import strip_marked, strip_prefixes
+from parquet_codec.encodings.prefix_strip import strip_prefixes, strippable
 from parquet_codec.encodings.prefix_walk import length_bytes
 from parquet_codec.errors import (
     CorruptFileError,
@@ -56,6 +56,7 @@ from parquet_codec.format.ttypes import (
 )
 from parquet_codec.io import ByteSource
 from parquet_codec.levels import LEVEL_DTYPE, LeafData, reaching
+from parquet_codec.memory import default_pool
 from parquet_codec.page import (
     DataPage,
     PageSections,
@@ -450,7 +451,7 @@ class _ChunkReader:
         if encoding in _DICTIONARY_ENCODINGS:  # only once a PLAIN page made the builder (_hold_indices)
             return self._binary_part(_Indices(len(self.dictionary), decode_indices(data, count)[0]))
         if encoding == Encoding.PLAIN and physical == Type.BYTE_ARRAY:
-            return self._plain_binary(data, count)
+            return self._plain_binary(page, count)
         if encoding == Encoding.PLAIN:
             return decode_plain(data, physical, count, type_length=width)[0]
         if encoding == Encoding.RLE and physical == Type.BOOLEAN:
@@ -474,19 +475,23 @@ class _ChunkReader:
     # never joined. Chunks of dictionary indices only are gathered at the
     # end, into arrays of the exact size.
 
-    def _plain_binary(self, data: memoryview, count: int) -> None:
-        arr = np.frombuffer(data, dtype=np.uint8)
-        located = length_bytes(arr, count)  # text: its length bytes found at once, and cut with them
-        if located is not None:
-            stripped = strip_marked(arr, *located)
-            starts, lengths = located[0] + 4, located[1] - located[0] - 4
+    def _plain_binary(self, page: DataPage | PageSections, count: int) -> None:
+        arr = np.frombuffer(page.values, dtype=np.uint8)
+        located = length_bytes(arr, count)  # text: its length prefixes found at once
+        if located is None:
+            arr, starts, lengths, _ = plain_byte_array_ranges(page.values, count, text=False)
+            prefixes = starts - 4
         else:
-            arr, starts, lengths, _ = plain_byte_array_ranges(data, count, text=False)
-            stripped = strip_prefixes(arr, starts, lengths)  # short values: word by word
-        if stripped is not None:
-            self._builder().append(stripped)
-        else:
-            self._builder().append_ranges(arr, starts, lengths)
+            prefixes, ends = located
+            lengths = ends - prefixes
+            lengths -= 4
+        builder = self._builder()
+        if not strippable(prefixes, lengths):
+            builder.append_ranges(arr, prefixes + 4, lengths)
+            return
+        if not (page.private and arr.flags.writeable):  # (stripping overwrites the page)
+            arr = _scratch_copy(arr)
+        strip_prefixes(arr, prefixes, lengths, builder.claim(lengths))
 
     def _binary_part(self, part: ByteArrays | _Indices) -> ByteArrays | _Indices | None:
         """``part`` appended to the chunk's builder if it has one (None), else ``part``."""
@@ -563,6 +568,13 @@ def _each_page(pages: list[tuple[RawPage, DataPage | PageSections]], stops: list
             exc.add_context(page=page.ordinal, file_offset=page.offset)
             raise
         start = stop
+
+
+def _scratch_copy(arr: np.ndarray) -> np.ndarray:
+    """A writable copy of ``arr`` (uint8) in the default pool's memory."""
+    copy = default_pool().empty(len(arr), np.uint8)
+    copy[:] = arr
+    return copy
 
 
 def _fixed_width(values: object, count: int, dtype: np.dtype) -> np.ndarray:

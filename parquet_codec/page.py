@@ -65,6 +65,7 @@ class DataPage:
     rep_levels: np.ndarray | None
     def_levels: np.ndarray | None
     values: memoryview  # encoded values, decompressed
+    private: bool = False  # values is a buffer of the page's own (decompressed), which a decoder may overwrite
 
 
 def iter_pages(chunk: memoryview, chunk_offset: int, num_values: int, decryptor: object | None = None
@@ -264,7 +265,7 @@ def read_data_page(page: RawPage, codec: int, max_rep: int, max_def: int) -> Dat
         n = sections.num_values
         rep = _section_levels(sections.rep, max_rep, n, "repetition")
         dfn = _section_levels(sections.defs, max_def, n, "definition")
-        return DataPage(n, sections.encoding, rep, dfn, sections.values)
+        return DataPage(n, sections.encoding, rep, dfn, sections.values, sections.private)
     except ParquetError as exc:
         exc.add_context(page=page.ordinal, file_offset=page.offset)
         raise
@@ -276,7 +277,7 @@ def _read_v1(page: RawPage, codec: int, max_rep: int, max_def: int) -> DataPage:
     n = header.num_values
     rep, pos = _levels_v1(data, 0, header.repetition_level_encoding, max_rep, n, "repetition")
     dfn, pos = _levels_v1(data, pos, header.definition_level_encoding, max_def, n, "definition")
-    return DataPage(n, header.encoding, rep, dfn, data[pos:])
+    return DataPage(n, header.encoding, rep, dfn, data[pos:], _private(codec, data))
 
 
 @dataclass
@@ -289,6 +290,7 @@ class PageSections:
     rep: memoryview | None  # None when the column has no repetition levels
     defs: memoryview | None
     values: memoryview
+    private: bool = False  # as DataPage.private
 
 
 def split_data_page(page: RawPage, codec: int, max_rep: int, max_def: int) -> PageSections | None:
@@ -320,7 +322,7 @@ def _split_v1(page: RawPage, codec: int, max_rep: int, max_def: int) -> PageSect
     dfn, pos = _level_section(data, pos, max_def)
     if pos < 0:
         return None
-    return PageSections(header.num_values, header.encoding, rep, dfn, data[pos:])
+    return PageSections(header.num_values, header.encoding, rep, dfn, data[pos:], _private(codec, data))
 
 
 def _level_section(data: memoryview, pos: int, max_level: int) -> tuple[memoryview | None, int]:
@@ -336,8 +338,17 @@ def _level_section(data: memoryview, pos: int, max_level: int) -> tuple[memoryvi
 
 def _split_v2(page: RawPage, codec: int, max_rep: int, max_def: int) -> PageSections:
     rep, dfn = _v2_level_bytes(page)
-    return PageSections(page.header.data_page_header_v2.num_values, page.header.data_page_header_v2.encoding,
-                        rep if max_rep else None, dfn if max_def else None, _v2_values(page, codec))
+    header = page.header.data_page_header_v2
+    values = _v2_values(page, codec)
+    private = header.is_compressed is not False and _private(codec, values)
+    return PageSections(header.num_values, header.encoding, rep if max_rep else None, dfn if max_def else None,
+                        values, private)
+
+
+def _private(codec: int, data: memoryview) -> bool:
+    """Whether ``data``, decompressed with ``codec``, is a buffer of its own:
+    every codec but UNCOMPRESSED makes one (which may be read-only)."""
+    return codec != CompressionCodec.UNCOMPRESSED and not data.readonly
 
 
 def _levels_v1(

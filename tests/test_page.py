@@ -11,6 +11,7 @@ import pytest
 
 import parquet_codec as pc
 from parquet_codec import column, page
+from parquet_codec.encodings.prefix_strip import strip_prefixes
 from parquet_codec.errors import ParquetError
 from parquet_codec.io import BufferSource
 
@@ -98,3 +99,39 @@ def test_strided_or_read_only_out_takes_the_general_path(codec):
     frozen.flags.writeable = False
     with pytest.raises(ValueError):
         column.read_column_chunk(BufferSource(data), chunk, leaf, out=frozen)
+
+
+@pytest.mark.parametrize("version", ["1.0", "2.0"])
+@pytest.mark.parametrize("codec, private", [("none", False), ("snappy", True), ("gzip", False), ("zstd", True)])
+def test_decompressed_values_are_the_pages_own(version, codec, private):
+    """Only a buffer decompressed for the page, and writable, may be
+    overwritten by a decoder: never the file's bytes of an uncompressed page."""
+    data = _file(data_page_version=version, compression=codec, use_dictionary=False)
+    start, length, n = _chunk(data)
+    chunk = memoryview(bytearray(data))[start : start + length]
+    codec_id = pc.ParquetFile(data).metadata.row_group(0).columns[0].meta_data.codec
+    raw = next(page.iter_pages(chunk, start, n))
+    sections = page.split_data_page(raw, codec_id, 0, 0)
+    assert sections.private == (private and not sections.values.readonly)
+    assert page.read_data_page(raw, codec_id, 0, 0).private == sections.private
+    if not private:
+        assert not sections.private
+
+
+@pytest.mark.parametrize("version", ["1.0", "2.0"])
+@pytest.mark.parametrize("codec", ["none", "snappy"])
+def test_plain_strings_leave_a_callers_buffer_alone(version, codec, monkeypatch):
+    """Stripping the length prefixes of PLAIN strings overwrites a decompressed
+    page, and a copy of the caller's bytes for an uncompressed one."""
+    stripped = []
+    monkeypatch.setattr(column, "strip_prefixes", lambda *args: stripped.append(strip_prefixes(*args)))
+    values = [f"value-{i}" * (1 + i % 4) for i in range(5000)]
+    sink = io.BytesIO()
+    pq.write_table(pa.table({"s": values}), sink, data_page_version=version, compression=codec,
+                   use_dictionary=False, data_page_size=4096)
+    buffer = bytearray(sink.getvalue())
+    before = bytes(buffer)
+    for _ in range(2):
+        assert pc.read_table(buffer).column("s").to_pylist() == values
+    assert buffer == before
+    assert len(stripped) >= 4

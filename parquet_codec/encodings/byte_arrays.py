@@ -363,6 +363,11 @@ class ByteArraysBuilder:
         # Room past the part lets the last values be copied as windows too.
         copy_ranges(data, starts, lengths, offsets, self._claim(offsets[1:], spare=_MAX_WINDOW))
 
+    def claim(self, lengths: np.ndarray) -> np.ndarray:
+        """Append values of ``lengths`` bytes: the data bytes (uint8) they
+        need, which the caller fills."""
+        return self._claim(np.cumsum(lengths, dtype=np.int64))
+
     def append(self, values: ByteArrays) -> None:
         """Append all of ``values``."""
         first, last = int(values.offsets[0]), int(values.offsets[-1])

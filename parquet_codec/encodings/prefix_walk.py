@@ -91,14 +91,11 @@ def short_value_starts(arr: np.ndarray, count: int, offset: int) -> tuple[np.nda
     return found[0] + (offset + 4), len(arr)
 
 
-def length_bytes(stream: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """(position of each length prefix, where each value ends, and the bool
-    mask of the stream's bytes that found them: True at each prefix's length
-    byte, and possibly at a byte followed by three zeros that shares a word
-    with one) of a stream of ``count`` values of under 256 bytes whose only
-    places with three zero bytes after a byte are the prefixes, proven by the
-    chain through them; None for any other stream. The mask is a view of
-    the default pool's scratch, which the pool reuses once it is dropped."""
+def length_bytes(stream: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """(position of each length prefix, where each value ends) of a stream of
+    ``count`` values of under 256 bytes whose only places with three zero
+    bytes after a byte are the prefixes, proven by the chain through them;
+    None for any other stream."""
     size = len(stream)
     if count == 0 or size < 4 * count:
         return None
@@ -117,7 +114,7 @@ def length_bytes(stream: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray
     following += stream.take(found)  # the prefix is that one byte
     if following[-1] != size or not np.array_equal(following[:-1], found[1:]):
         return None
-    return found, following, places[:size]
+    return found, following
 
 
 #: A float64 holding ``2**(8 * j)`` has the exponent bits ``1023 + 8 * j``:
