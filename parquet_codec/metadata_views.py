@@ -6,7 +6,7 @@ Each view wraps the decoded Thrift struct (spec, "Metadata") and passes every
 other attribute through to it, so ``row_group(0).columns[0].meta_data`` still
 reaches the struct itself. Statistics bounds are given as the Python values
 ``to_pylist`` gives for the column (int, float, str, bytes, Decimal, date,
-time, datetime), the raw PLAIN bytes as ``min_raw`` / ``max_raw``. Which
+time, datetime), as values of the physical type as ``min_raw`` / ``max_raw``. Which
 bounds count is Arrow's rule: ``min_value``/``max_value`` under a TYPE_ORDER
 column order, the deprecated ``min``/``max`` in files without column orders,
 none under another column order or for a type without a defined order; and
@@ -28,6 +28,7 @@ from parquet_codec.format.ttypes import (
     ColumnMetaData,
     CompressionCodec,
     Encoding,
+    Type,
 )
 from parquet_codec.metadata import MAGIC, FileMetadata, key_value_bytes
 from parquet_codec.schema import SchemaNode
@@ -404,22 +405,37 @@ class Statistics(_View):
         return self._bounds is not None
 
     @property
-    def min_raw(self) -> bytes | None:
-        bounds = self._bounds
-        return None if bounds is None else bytes(bounds[0])
+    def min_raw(self) -> Any:
+        """The lower bound as a value of the physical type, as pyarrow gives
+        it: bool, int (INT32 and INT64 as signed), float, bytes (BYTE_ARRAY,
+        FIXED_LEN_BYTE_ARRAY); None for INT96, which pyarrow has no value of."""
+        return self._physical(0)
 
     @property
-    def max_raw(self) -> bytes | None:
-        bounds = self._bounds
-        return None if bounds is None else bytes(bounds[1])
+    def max_raw(self) -> Any:
+        """The upper bound, as :attr:`min_raw`."""
+        return self._physical(1)
 
     @property
     def min(self) -> Any:
-        return self._value(self.min_raw)
+        bounds = self._bounds
+        return None if bounds is None else self._value(bytes(bounds[0]))
 
     @property
     def max(self) -> Any:
-        return self._value(self.max_raw)
+        bounds = self._bounds
+        return None if bounds is None else self._value(bytes(bounds[1]))
+
+    def _physical(self, which: int) -> Any:
+        bounds = self._bounds
+        if bounds is None or self._leaf.physical_type == Type.INT96:
+            return None
+        raw = bytes(bounds[which])
+        layout = _PHYSICAL_LAYOUTS.get(self._leaf.physical_type)
+        if layout is None or len(raw) != layout.size:  # (a bound of the wrong size: the bytes stored)
+            return raw
+        value = layout.unpack(raw)[0]
+        return bool(value & 1) if self._leaf.physical_type == Type.BOOLEAN else value
 
     @property
     def is_min_value_exact(self) -> bool | None:
@@ -483,6 +499,10 @@ class GeoStatistics(_View):
 
 
 #: Column kinds whose bounds pyarrow gives as the stored bytes.
+#: The PLAIN layout of a bound of each fixed-width physical type (but INT96).
+_PHYSICAL_LAYOUTS = {Type.BOOLEAN: struct.Struct("<B"), Type.INT32: struct.Struct("<i"),
+                     Type.INT64: struct.Struct("<q"), Type.FLOAT: struct.Struct("<f"), Type.DOUBLE: struct.Struct("<d")}
+
 _RAW_BOUNDS = frozenset({"float16", "interval", "int96", "uuid", "json", "bson"})
 _CODEC_NAMES = {**CompressionCodec._VALUES_TO_NAMES, CompressionCodec.LZ4: "LZ4_HADOOP",
                 CompressionCodec.LZ4_RAW: "LZ4"}
