@@ -37,13 +37,6 @@ class CountingKms(InMemoryKms):
         return super().unwrap_key(wrapped, master_key_id)
 
 
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    CryptoFactory.remove_cache_entries_for_all_tokens()
-    yield
-    CryptoFactory.remove_cache_entries_for_all_tokens()
-
-
 def test_in_memory_kms_wrapping_layout():
     wrapped = InMemoryKms(MASTER).wrap_key(b"k" * 16, "kc1")
     raw = base64.b64decode(wrapped)
@@ -109,6 +102,39 @@ def test_double_wrapping_calls_the_kms_once_per_master_key():
     assert kms.unwraps == 1
     CryptoFactory(kms).encryption_properties("kf", "kc1:a", double_wrapping=False)
     assert kms.wraps == 3 + 2  # single wrapping: the KMS wraps each data key
+
+
+def test_each_factory_caches_its_own_keks():
+    """A KEK one factory's KMS made or unwrapped never serves another factory
+    (Arrow C++'s CryptoFactory owns its caches): a KMS holding the wrong master
+    keys fails even after a right one read the same key material."""
+    right, wrong_keys = CountingKms(MASTER), {k: bytes(reversed(v)) for k, v in MASTER.items()}
+    props = CryptoFactory(right).encryption_properties("kf", "kc1:a")
+    metadata = props.column_key("a").key_metadata
+    reader = CryptoFactory(right).decryption_properties()
+    assert reader.column_key_for("a", metadata) == props.column_key("a").key
+    with pytest.raises(DecryptionError, match="wrong master key"):
+        CryptoFactory(InMemoryKms(wrong_keys)).decryption_properties().column_key_for("a", metadata)
+    other = CountingKms(wrong_keys)
+    CryptoFactory(other).encryption_properties("kf", "kc1:a")
+    assert other.wraps == 2  # its own KEKs, wrapped by its own KMS
+
+
+def test_cache_entries_removed_by_token():
+    kms = CountingKms(MASTER)
+    factory = CryptoFactory(kms)
+    factory.encryption_properties("kf", "kc1:a")
+    factory.encryption_properties("kf", "kc1:a")
+    assert kms.wraps == 2
+    factory.remove_cache_entries_for_token("another")
+    factory.encryption_properties("kf", "kc1:a")
+    assert kms.wraps == 2
+    factory.remove_cache_entries_for_token(KmsConnectionConfig().token)
+    factory.encryption_properties("kf", "kc1:a")
+    assert kms.wraps == 4
+    factory.remove_cache_entries_for_all_tokens()
+    factory.encryption_properties("kf", "kc1:a")
+    assert kms.wraps == 6
 
 
 def test_external_key_material(tmp_path):

@@ -6,8 +6,10 @@ column). A data key is wrapped by the KMS under a master key (single
 wrapping) or, by default, locally under a random key-encryption key (KEK)
 that the KMS wraps (double wrapping: one KMS call per master key, not per
 file). The wrapped keys travel as PKMT1 key material, inside the file's
-key_metadata or in a sidecar file. KEKs are cached per process for
-``cache_lifetime`` seconds, as parquet-java and Arrow C++ do.
+key_metadata or in a sidecar file. Each factory caches the KEKs it made
+or unwrapped for ``cache_lifetime`` seconds, per access token, as Arrow
+C++'s CryptoFactory does (parquet-java keeps one cache per process): a
+factory never decrypts with a key another factory's KMS gave.
 """
 
 from __future__ import annotations
@@ -108,19 +110,54 @@ def parse_column_keys(column_keys: Mapping[str, Sequence[str]] | str) -> dict[st
     return mapping
 
 
-# Process-wide KEK caches, keyed by access token as in parquet-java.
-_lock = threading.Lock()
-_write_keks: dict[tuple[str, str], dict[str, tuple[bytes, bytes, str, float]]] = {}
-_read_keks: dict[str, dict[str, tuple[bytes, float]]] = {}
+class _KekCache:
+    """Key-encryption keys by access token, each for a lifetime: those made
+    to write (by master key id) and those unwrapped to read (by KEK id)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._write: dict[tuple[str, str], dict[str, tuple[tuple[bytes, bytes, str], float]]] = {}
+        self._read: dict[str, dict[str, tuple[bytes, float]]] = {}
+
+    def written(self, token: str, instance: str, master_key_id: str, make: Callable[[], tuple[bytes, bytes, str]],
+                lifetime: float) -> tuple[bytes, bytes, str]:
+        """The (KEK, KEK id, wrapped KEK) for a master key, made when none is alive."""
+        return self._get(self._write, (token, instance), master_key_id, make, lifetime)
+
+    def unwrapped(self, token: str, kek_id: str, unwrap: Callable[[], bytes], lifetime: float) -> bytes:
+        """The KEK of ``kek_id``, unwrapped when none is alive."""
+        return self._get(self._read, token, kek_id, unwrap, lifetime)
+
+    def _get(self, caches: dict, token: object, key: str, make: Callable[[], object], lifetime: float) -> object:
+        now = time.monotonic()
+        with self._lock:
+            entry = caches.setdefault(token, {}).get(key)
+            if entry is not None and entry[1] > now:
+                return entry[0]
+        value = make()  # (the KMS is called outside the lock)
+        with self._lock:
+            caches.setdefault(token, {})[key] = (value, now + lifetime)
+        return value
+
+    def clear(self, token: str | None = None) -> None:
+        """Forget the KEKs of ``token``, or of every token."""
+        with self._lock:
+            if token is None:
+                self._write.clear()
+                self._read.clear()
+                return
+            self._read.pop(token, None)
+            for key in [key for key in self._write if key[0] == token]:
+                del self._write[key]
 
 
 class _KeyWrapper:
     """Wraps the data keys of one file and produces their key metadata."""
 
     def __init__(self, kms: KmsClient, config: KmsConnectionConfig, double_wrapping: bool,
-                 cache_lifetime: float, store: KeyMaterialStore | None) -> None:
+                 cache: _KekCache, cache_lifetime: float, store: KeyMaterialStore | None) -> None:
         self.kms, self.config, self.double = kms, config, double_wrapping
-        self.lifetime, self.store = cache_lifetime, store
+        self.cache, self.lifetime, self.store = cache, cache_lifetime, store
         self._column_counter = 0
 
     def key_metadata(self, data_key: bytes, master_key_id: str, is_footer: bool) -> bytes:
@@ -146,17 +183,11 @@ class _KeyWrapper:
                            wrapped_kek, *instance)
 
     def _kek(self, master_key_id: str) -> tuple[bytes, bytes, str]:
-        now = time.monotonic()
-        with _lock:
-            cache = _write_keks.setdefault((self.config.token, self.config.instance_id), {})
-            entry = cache.get(master_key_id)
-            if entry is not None and entry[3] > now:
-                return entry[0], entry[1], entry[2]
-        kek, kek_id = os.urandom(KEK_LENGTH), os.urandom(KEK_ID_LENGTH)
-        wrapped = self._kms_wrap(kek, master_key_id)
-        with _lock:
-            cache[master_key_id] = (kek, kek_id, wrapped, now + self.lifetime)
-        return kek, kek_id, wrapped
+        def make() -> tuple[bytes, bytes, str]:
+            kek, kek_id = os.urandom(KEK_LENGTH), os.urandom(KEK_ID_LENGTH)
+            return kek, kek_id, self._kms_wrap(kek, master_key_id)
+
+        return self.cache.written(self.config.token, self.config.instance_id, master_key_id, make, self.lifetime)
 
     def _kms_wrap(self, key: bytes, master_key_id: str) -> str:
         try:
@@ -172,9 +203,9 @@ class _KeyWrapper:
 class _KeyUnwrapper:
     """The key_retriever of FileDecryptionProperties made by a CryptoFactory."""
 
-    def __init__(self, kms: Callable[[], KmsClient], config: KmsConnectionConfig, cache_lifetime: float,
-                 file_path: str | None) -> None:
-        self._kms, self.config, self.lifetime = kms, config, cache_lifetime
+    def __init__(self, kms: Callable[[], KmsClient], config: KmsConnectionConfig, cache: _KekCache,
+                 cache_lifetime: float, file_path: str | None) -> None:
+        self._kms, self.config, self.cache, self.lifetime = kms, config, cache, cache_lifetime
         self.store = KeyMaterialStore(file_path) if file_path else None
 
     def __call__(self, key_metadata: bytes) -> bytes:
@@ -201,16 +232,9 @@ class _KeyUnwrapper:
                                   f"data key wrapped by KEK {kek_id_text} (master key {material.master_key_id!r})")
 
     def _kek(self, kek_id: str, material: KeyMaterial) -> bytes:
-        now = time.monotonic()
-        with _lock:
-            cache = _read_keks.setdefault(self.config.token, {})
-            entry = cache.get(kek_id)
-            if entry is not None and entry[1] > now:
-                return entry[0]
-        kek = self._kms_unwrap(material.wrapped_kek or "", material.master_key_id)
-        with _lock:
-            cache[kek_id] = (kek, now + self.lifetime)
-        return kek
+        return self.cache.unwrapped(self.config.token, kek_id,
+                                    lambda: self._kms_unwrap(material.wrapped_kek or "", material.master_key_id),
+                                    self.lifetime)
 
     def _kms_unwrap(self, wrapped: str, master_key_id: str) -> bytes:
         try:
@@ -235,6 +259,7 @@ class CryptoFactory:
         self._kms = kms
         self.kms_connection_config = kms_connection_config or KmsConnectionConfig()
         self._clients: dict[tuple[str, str, str], KmsClient] = {}
+        self._keks = _KekCache()
 
     def kms_client(self, config: KmsConnectionConfig | None = None) -> KmsClient:
         config = config or self.kms_connection_config
@@ -281,7 +306,8 @@ class CryptoFactory:
             raise EncryptionError("external key material needs the file_path of the file to write")
         config = kms_connection_config or self.kms_connection_config
         store = None if internal_key_material else KeyMaterialStore(file_path)  # type: ignore[arg-type]
-        wrapper = _KeyWrapper(self.kms_client(config), config, double_wrapping, _seconds(cache_lifetime), store)
+        wrapper = _KeyWrapper(self.kms_client(config), config, double_wrapping, self._keks, _seconds(cache_lifetime),
+                              store)
         key_bytes = data_key_length_bits // 8
         footer_dek = os.urandom(key_bytes)
         footer_metadata = wrapper.key_metadata(footer_dek, footer_key, is_footer=True)
@@ -304,7 +330,7 @@ class CryptoFactory:
                               kms_connection_config: KmsConnectionConfig | None = None) -> FileDecryptionProperties:
         """Properties whose key retriever unwraps PKMT1 key material (sidecar beside ``file_path``)."""
         config = kms_connection_config or self.kms_connection_config
-        retriever = _KeyUnwrapper(lambda: self.kms_client(config), config, _seconds(cache_lifetime),
+        retriever = _KeyUnwrapper(lambda: self.kms_client(config), config, self._keks, _seconds(cache_lifetime),
                                   None if file_path is None else os.fspath(file_path))
         return FileDecryptionProperties(aad_prefix=aad_prefix, key_retriever=retriever)
 
@@ -327,12 +353,13 @@ class CryptoFactory:
         return self.decryption_properties(file_path, cache_lifetime=lifetime,
                                           kms_connection_config=kms_connection_config)
 
-    @staticmethod
-    def remove_cache_entries_for_all_tokens() -> None:
+    def remove_cache_entries_for_token(self, access_token: str) -> None:
+        """Forget the KEKs cached for ``access_token`` (pyarrow's spelling)."""
+        self._keks.clear(access_token)
+
+    def remove_cache_entries_for_all_tokens(self) -> None:
         """Forget every cached KEK (parquet-java's KeyToolkit.removeCacheEntriesForAllTokens)."""
-        with _lock:
-            _write_keks.clear()
-            _read_keks.clear()
+        self._keks.clear()
 
 
 __all__ = ["CryptoFactory", "DecryptionConfiguration", "EncryptionConfiguration", "parse_column_keys"]
