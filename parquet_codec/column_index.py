@@ -41,7 +41,8 @@ EQ, NE, LT, LE, GT, GE, IN, NOT_IN, IS_NULL, IS_NOT_NULL = (
     "==", "!=", "<", "<=", ">", ">=", "in", "not in", "is null", "is not null")  # fmt: skip
 OPS = (EQ, NE, LT, LE, GT, GE, IN, NOT_IN, IS_NULL, IS_NOT_NULL)
 # A rounded predicate value still bounds the true one: compare non-strictly.
-_NON_STRICT = {LT: LE, GT: GE}
+#: An inexact key is its value rounded down (sort_keys.value_key): ``x < v`` is ``x <= key``, ``x >= v`` is ``x > key``.
+_NON_STRICT = {LT: LE, GE: GT}
 
 
 # ---------------------------------------------------------------- page bounds and predicates

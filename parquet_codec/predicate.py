@@ -57,7 +57,7 @@ from parquet_codec.errors import ParquetError, SchemaError
 from parquet_codec.format.ttypes import BoundaryOrder, ColumnIndex, ColumnMetaData, OffsetIndex, Type
 from parquet_codec.offset_index import RowRanges, rows_of_pages
 from parquet_codec.schema import Schema, SchemaNode
-from parquet_codec.sort_keys import has_order, plain_number, value_key
+from parquet_codec.sort_keys import floors, has_order, plain_number, value_key
 from parquet_codec.statistics import SIGNED, sort_order
 from parquet_codec.temporal import in_duration_unit, span_counts
 from parquet_codec.types import LogicalInfo, logical_info
@@ -287,6 +287,8 @@ def literal_key(value: object, info: LogicalInfo) -> tuple[object, bool]:
                               "and a naive one only with a local timestamp column")
     if info.kind in ("int", "float", "float16") and not _number_type(type(value)):
         raise SchemaError(f"{value!r} is not a number")
+    if info.kind in _TEMPORAL and _number_type(type(value)):
+        raise SchemaError(f"{value!r} is a number, not a {info.kind}")
     if info.kind in ("string", "json") and not isinstance(value, str):
         raise SchemaError(f"{value!r} is not a str")
     return value_key(value, info)
@@ -322,7 +324,7 @@ def literal_keys(values: SetValues, info: LogicalInfo) -> list[tuple[list, np.nd
             continue
         _check_kinds(kind, group, info)
         how = plain_number(kind, info)
-        if how == "self":
+        if how == "self" and not floors(kind, info):
             out.append((_as_python(kind, group), None))
         elif how == "float":
             out.append(([float(v) for v in group], None))
@@ -339,11 +341,15 @@ def literal_keys(values: SetValues, info: LogicalInfo) -> list[tuple[list, np.nd
 def _check_kinds(kind: type, group: list, info: LogicalInfo) -> None:
     """literal_key's checks of a value's type, for a group of values of one type."""
     bad = group[0] if (info.kind in ("int", "float", "float16") and not _number_type(kind)
+                       or info.kind in _TEMPORAL and _number_type(kind)
                        or info.kind in ("string", "json") and not issubclass(kind, str)) else None
     if info.kind == "timestamp" and issubclass(kind, _dt.datetime):
         bad = next((v for v in group if (v.tzinfo is not None and v.utcoffset() is not None) != info.utc), None)
     if bad is not None:
         literal_key(bad, info)  # raises its error
+
+
+_TEMPORAL = ("date", "time", "timestamp", "int96")
 
 
 def _number_type(kind: type) -> bool:
@@ -375,7 +381,9 @@ def _decimal_key(value: object, info: LogicalInfo) -> tuple[int, bool]:
     """Unscaled integer key, floored: Decimal('1.005') on scale 2 is 100, inexact."""
     if isinstance(value, bool) or not isinstance(value, (int, float, Decimal)):
         raise SchemaError(f"{value!r} is not a Decimal, int or float")
-    number = Decimal(value)
+    # A float is the decimal its shortest repr spells (0.1, not 0.1000000000000000055...):
+    # as pyarrow, which compares the column as float64, Decimal("0.10") == 0.1.
+    number = Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
     if not number.is_finite():
         raise SchemaError(f"{value!r} is not finite")
     # Exactly, whatever its digits (a context would round it to 28). Stored

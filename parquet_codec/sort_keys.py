@@ -8,7 +8,10 @@ column's type holds it exactly.
 
 from __future__ import annotations
 
+import datetime as _dt
+import math
 from collections.abc import Sequence
+from decimal import ROUND_FLOOR, Decimal
 
 import numpy as np
 
@@ -97,8 +100,13 @@ def value_key(value: object, info: LogicalInfo) -> tuple[object, bool]:
     whether the key is exact. Plain numbers compare exactly with numeric
     keys; other values go through the column's type, and a value the type
     rounds (a timestamp finer than the unit, a too-precise decimal) is
-    inexact. Raises ``ParquetError`` / ``ValueError`` when the value cannot
-    be stored in the column at all."""
+    inexact. An inexact key is the value rounded down (a float or Decimal on
+    an integer column too), so that ``x < value`` holds exactly when
+    ``x <= key``. Raises ``ParquetError`` / ``ValueError`` when the value
+    cannot be stored in the column at all."""
+    floored = _floored_number(value, info)
+    if floored is not None:
+        return floored
     how = plain_number(type(value), info)
     if how == "self":
         return value, True
@@ -110,11 +118,79 @@ def value_key(value: object, info: LogicalInfo) -> tuple[object, bool]:
     else:
         raw = np.ascontiguousarray(physical.values).tobytes()
     keys, usable = bound_keys([raw], info)
+    return keys[0], same_value(to_pylist(physical, info)[0], value) and bool(usable[0])
+
+
+def floors(kind: type, info: LogicalInfo) -> bool:
+    """Whether values of Python type ``kind`` are keyed by their floor on the
+    column (see :func:`value_key`): a float on an integer column, a Decimal
+    on an integer or float one."""
+    if info.physical_type == Type.FIXED_LEN_BYTE_ARRAY:
+        return False
+    if issubclass(kind, Decimal):
+        return info.kind in ("int", "float")
+    return info.kind == "int" and issubclass(kind, (float, np.floating))
+
+
+def _floored_number(value: object, info: LogicalInfo) -> tuple[object, bool] | None:
+    """The exact key of a finite float on an integer column (its floor, an
+    int: no float64 rounding of the column's values above 2**53), or of a
+    Decimal on an integer or float column; None for any other value."""
+    if not floors(type(value), info):
+        return None
+    if isinstance(value, Decimal):
+        if not value.is_finite():
+            return None
+        if info.kind == "int":
+            floor = value.to_integral_value(ROUND_FLOOR)
+            return int(floor), floor == value
+        key = float(value)
+        if Decimal(key) > value:
+            key = float(np.nextafter(key, -math.inf))
+        return key, Decimal(key) == value
+    if not math.isfinite(value):
+        return None
+    return math.floor(value), float(value).is_integer()
+
+
+def same_value(decoded: object, value: object) -> bool:
+    """Whether ``value`` is what the column's type made of it (``decoded``:
+    it read back): equal, or the same across Python types (the same instant
+    as a numpy datetime64, a datetime or a date; a str and its UTF-8 bytes)."""
     try:
-        exact = bool(to_pylist(physical, info)[0] == value)
+        if decoded == value:
+            return True
     except (TypeError, ValueError):
-        exact = False
-    return keys[0], exact and bool(usable[0])
+        pass
+    if isinstance(value, str) and isinstance(decoded, bytes):
+        return decoded == value.encode("utf-8")
+    a, b = _nanoseconds(decoded), _nanoseconds(value)
+    return a is not None and a == b
 
 
-__all__ = ["bound_keys", "has_order", "plain_number", "value_key"]
+#: Nanoseconds per numpy datetime64 unit.
+_UNIT_NS = {"D": 86_400 * 10**9, "h": 3_600 * 10**9, "m": 60 * 10**9, "s": 10**9, "ms": 10**6, "us": 10**3,
+            "ns": 1}
+
+
+def _nanoseconds(value: object) -> int | None:
+    """A date, datetime (UTC for an aware one) or numpy datetime64 as
+    nanoseconds since the epoch, an exact int; None for anything else."""
+    if hasattr(value, "to_datetime64"):  # a pandas Timestamp: nanoseconds
+        if value.tzinfo is not None:
+            value = value.tz_convert("UTC").tz_localize(None)
+        value = value.to_datetime64()
+    elif isinstance(value, _dt.datetime):
+        if value.tzinfo is not None and value.utcoffset() is not None:
+            value = value.astimezone(_dt.timezone.utc)
+        value = np.datetime64(value.replace(tzinfo=None), "us")
+    elif isinstance(value, _dt.date):
+        value = np.datetime64(value, "D")
+    if not isinstance(value, np.datetime64) or np.isnat(value):
+        return None
+    unit, count = np.datetime_data(value.dtype)
+    factor = _UNIT_NS.get(unit)
+    return None if factor is None else int(value.astype(np.int64)) * factor * count
+
+
+__all__ = ["bound_keys", "floors", "has_order", "plain_number", "same_value", "value_key"]

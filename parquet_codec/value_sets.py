@@ -11,12 +11,13 @@ a single value.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 
 import numpy as np
 
 from parquet_codec.errors import ParquetError
-from parquet_codec.sort_keys import bound_keys, plain_number, value_key
+from parquet_codec.sort_keys import bound_keys, floors, plain_number, same_value, value_key
 from parquet_codec.types import LogicalInfo, byte_values, from_pylist, to_pylist
 
 #: What :func:`value_key` raises for a value the column cannot hold (callers treat the value as inexact).
@@ -52,7 +53,7 @@ def _convert(values: list, info: LogicalInfo, parts: list) -> None:
     n = len(values)
     if n == 0:
         return
-    if n < _SPLIT_BELOW:
+    if n < _SPLIT_BELOW or floors(type(values[0]), info):  # (numbers floored are keyed one by one)
         for value in values:
             try:
                 key, exact = value_key(value, info)
@@ -79,15 +80,8 @@ def _convert(values: list, info: LogicalInfo, parts: list) -> None:
         _convert(values[:half], info, parts)
         _convert(values[half:], info, parts)
         return
-    exact = np.fromiter((_equal(d, v) for d, v in zip(decoded, values, strict=True)), dtype=bool, count=n)
+    exact = np.fromiter(map(same_value, decoded, values), dtype=bool, count=n)
     parts.append((keys, exact & usable, np.zeros(n, dtype=bool)))
-
-
-def _equal(decoded: object, value: object) -> bool:
-    try:
-        return bool(decoded == value)
-    except (TypeError, ValueError):
-        return False
 
 
 class SetValues:
@@ -168,7 +162,9 @@ class ValueSet:
         floats: list = []
         for kind, group in self.values.groups.items():
             how = plain_number(kind, info)
-            if how == "self" and dtype is not None and dtype.kind in "iuf":
+            if floors(kind, info) and dtype is not None:
+                self._add_floored(group, dtype, keys)
+            elif how == "self" and dtype is not None and dtype.kind in "iuf":
                 self._add_numbers(kind, group, dtype, keys, floats)
             elif how == "float":
                 self._add_float16(group, keys)
@@ -220,6 +216,27 @@ class ValueSet:
             (keys if dtype.kind == "f" else floats).append(array[~np.isnan(array)])
         else:
             self.others.extend(group)
+
+    def _add_floored(self, group: list, dtype: np.dtype, keys: list) -> None:
+        """Floats on an integer column, Decimals on a number column, by
+        value_key's exact keys; one that is not integral (inexact) or not
+        finite matches no stored value."""
+        exact_keys = []
+        for value in group:
+            try:
+                key, exact = value_key(value, self.info)
+            except VALUE_ERRORS:
+                self.inexact = True
+                continue
+            if not exact:
+                self.inexact = True
+            elif isinstance(key, float) and not math.isfinite(key):
+                self.exact = True  # (as a NaN: equal to nothing, but a member)
+            else:
+                exact_keys.append(key)
+        if exact_keys:
+            self.exact = True
+            keys.append(np.array(exact_keys, dtype=np.float64) if dtype.kind == "f" else _in_range(exact_keys, dtype))
 
     def _add_float16(self, group: list, keys: list) -> None:
         try:

@@ -557,3 +557,56 @@ def test_large_sets_are_not_matched_one_value_at_a_time(big_set_file, monkeypatc
     # A 10-value set takes the same path.
     assert pc.read_table(big_set_file, filters=[("k", "in", BIG_SETS["ints"][:10])]).num_rows >= 0
     assert calls == []
+
+
+@pytest.fixture(scope="module")
+def cross_type_file(tmp_path_factory) -> str:
+    path = str(tmp_path_factory.mktemp("cross") / "cross.parquet")
+    pq.write_table(pa.table({
+        "ts": pa.array([dt.datetime(2023, 11, 14, 22, 13, 20), dt.datetime(2023, 11, 14, 22, 13, 21)],
+                       pa.timestamp("us")),
+        "d": pa.array([dt.date(2024, 5, 16), dt.date(2024, 5, 17)]),
+        "b": pa.array([b"a", b"b"]),
+        "i": pa.array([2**53, 2**53 + 1], pa.int64()),
+        "u": pa.array([1643063513662524416, 1643063513662524400], pa.uint64()),
+        "f": pa.array([1.5, 2.0]),
+        "dec": pa.array([Decimal("0.05"), Decimal("0.10")], pa.decimal128(10, 2)),
+    }), path, row_group_size=1, write_page_index=True)
+    return path
+
+
+@pytest.mark.parametrize("filters", [
+    # A value of another type that the column's type holds exactly is exact.
+    [("ts", "==", np.datetime64("2023-11-14T22:13:20", "ns"))],
+    [("ts", "<", np.datetime64("2023-11-14T22:13:20.000000001"))],
+    [("ts", "in", [np.datetime64("2023-11-14T22:13:21", "ns")])],
+    [("d", "==", dt.datetime(2024, 5, 17))], [("d", "<", dt.datetime(2024, 5, 17))],
+    [("d", "<", dt.datetime(2024, 5, 17, 1))], [("d", "not in", [dt.datetime(2024, 5, 17)])],
+    [("b", "!=", "a")], [("b", "in", ["a"])],
+    # Floats on integer columns compare exactly, not through float64.
+    [("i", "in", [2.0**53])], [("u", "in", [1.6430635136625244e18])], [("i", "not in", [2.0**53])],
+    # Decimals on number columns, floats on decimal ones (the decimal a float spells).
+    [("i", "==", Decimal(2**53))], [("f", "<", Decimal("2"))], [("f", "in", [Decimal("1.5")])],
+    [("dec", "==", 0.1)], [("dec", "<", 0.1)], [("dec", "in", [0.1])], [("dec", "!=", 0.1)],
+])
+def test_values_of_other_types_compare_as_pyarrow(cross_type_file, filters):
+    name = filters[0][0]
+    ours = pc.read_table(cross_type_file, columns=[name], filters=filters).to_pylist()
+    assert ours == pq.read_table(cross_type_file, columns=[name], filters=filters).to_pylist()
+
+
+@pytest.mark.parametrize("filters", [
+    [("i", "==", 2.0**53)], [("i", "<=", 2.0**53)], [("i", "<", 2.0**53 + 0.5)], [("i", ">", 2.0**53 + 0.5)],
+])
+def test_floats_on_integers_beyond_2_53_are_exact(cross_type_file, filters):
+    """(pyarrow refuses these comparisons.)"""
+    (name, op, value), = filters
+    expected = [{"i": v} for v in (2**53, 2**53 + 1) if _py_match(v, op, Decimal(value))]
+    assert pc.read_table(cross_type_file, columns=["i"], filters=filters).to_pylist() == expected
+
+
+@pytest.mark.parametrize("filters", [[("ts", "==", 0)], [("d", "<", 1)], [("ts", "in", [1.5])]])
+def test_numbers_do_not_compare_with_dates_and_times(cross_type_file, filters):
+    """As pyarrow: a number is not an instant."""
+    with pytest.raises(SchemaError, match="is a number"):
+        pc.read_table(cross_type_file, filters=filters)
