@@ -211,3 +211,26 @@ def test_a_failing_kms_is_reported():
     props = CryptoFactory(InMemoryKms(MASTER)).encryption_properties("kf", "kc1:a", double_wrapping=False)
     with pytest.raises(DecryptionError, match="KMS cannot unwrap a key of master key 'kf': ConnectionError"):
         CryptoFactory(Broken()).decryption_properties().footer_key_for(props.footer_key_metadata)
+
+
+def test_the_footer_key_material_names_the_kms_instance_a_reader_does_not():
+    """As parquet-java's and Arrow's key tools: a reader whose connection config
+    names no KMS instance uses the one the footer key's material records."""
+    other = {k: bytes(reversed(v)) for k, v in MASTER.items()}
+    built = []
+
+    def kms_for(config):
+        built.append(config.kms_instance_id)
+        return InMemoryKms(MASTER if config.kms_instance_id == "inst-A" else other)
+
+    writer = CryptoFactory(kms_for, KmsConnectionConfig(kms_instance_id="inst-A"))
+    props = writer.encryption_properties("kf", "kc1:a")
+    assert json.loads(props.footer_key_metadata)["kmsInstanceID"] == "inst-A"
+    built.clear()
+    reader = CryptoFactory(kms_for).decryption_properties()
+    assert reader.footer_key_for(props.footer_key_metadata) == props.footer_key
+    assert reader.column_key_for("a", props.column_key("a").key_metadata) == props.column_key("a").key
+    assert built == ["inst-A"]
+    named = CryptoFactory(kms_for, KmsConnectionConfig(kms_instance_id="inst-B")).decryption_properties()
+    with pytest.raises(DecryptionError):  # a reader's own instance stands
+        named.footer_key_for(props.footer_key_metadata)

@@ -203,8 +203,8 @@ class _KeyWrapper:
 class _KeyUnwrapper:
     """The key_retriever of FileDecryptionProperties made by a CryptoFactory."""
 
-    def __init__(self, kms: Callable[[], KmsClient], config: KmsConnectionConfig, cache: _KekCache,
-                 cache_lifetime: float, file_path: str | None) -> None:
+    def __init__(self, kms: Callable[[KmsConnectionConfig], KmsClient], config: KmsConnectionConfig,
+                 cache: _KekCache, cache_lifetime: float, file_path: str | None) -> None:
         self._kms, self.config, self.cache, self.lifetime = kms, config, cache, cache_lifetime
         self.store = KeyMaterialStore(file_path) if file_path else None
 
@@ -220,6 +220,13 @@ class _KeyUnwrapper:
         return self.unwrap(material)
 
     def unwrap(self, material: KeyMaterial) -> bytes:
+        if material.is_footer_key and not self.config.kms_instance_id and material.kms_instance_id:
+            # As parquet-java's and Arrow's key tools: a KMS instance the reader does not name is
+            # the one the footer key's material records (and so are the keys unwrapped after it).
+            config = self.config
+            self.config = KmsConnectionConfig(material.kms_instance_id,
+                                              config.kms_instance_url or material.kms_instance_url or "",
+                                              config.key_access_token, config.custom_kms_conf)
         if not material.double_wrapping:
             return self._kms_unwrap(material.wrapped_dek, material.master_key_id)
         kek_id_text = material.kek_id or ""
@@ -238,7 +245,7 @@ class _KeyUnwrapper:
 
     def _kms_unwrap(self, wrapped: str, master_key_id: str) -> bytes:
         try:
-            key = self._kms().unwrap_key(wrapped, master_key_id)
+            key = self._kms(self.config).unwrap_key(wrapped, master_key_id)
         except DecryptionError:
             raise
         except Exception as exc:  # a user's KMS client can fail in any way
@@ -330,7 +337,7 @@ class CryptoFactory:
                               kms_connection_config: KmsConnectionConfig | None = None) -> FileDecryptionProperties:
         """Properties whose key retriever unwraps PKMT1 key material (sidecar beside ``file_path``)."""
         config = kms_connection_config or self.kms_connection_config
-        retriever = _KeyUnwrapper(lambda: self.kms_client(config), config, self._keks, _seconds(cache_lifetime),
+        retriever = _KeyUnwrapper(self.kms_client, config, self._keks, _seconds(cache_lifetime),
                                   None if file_path is None else os.fspath(file_path))
         return FileDecryptionProperties(aad_prefix=aad_prefix, key_retriever=retriever)
 
