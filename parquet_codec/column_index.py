@@ -40,8 +40,8 @@ from parquet_codec.value_sets import ValueSet, sorted_member
 EQ, NE, LT, LE, GT, GE, IN, NOT_IN, IS_NULL, IS_NOT_NULL = (
     "==", "!=", "<", "<=", ">", ">=", "in", "not in", "is null", "is not null")  # fmt: skip
 OPS = (EQ, NE, LT, LE, GT, GE, IN, NOT_IN, IS_NULL, IS_NOT_NULL)
-# A rounded predicate value still bounds the true one: compare non-strictly.
-#: An inexact key is its value rounded down (sort_keys.value_key): ``x < v`` is ``x <= key``, ``x >= v`` is ``x > key``.
+#: The comparison with an inexact key, which is its value rounded down
+#: (sort_keys.value_key): ``x < v`` is ``x <= key``, ``x >= v`` is ``x > key``.
 _NON_STRICT = {LT: LE, GE: GT}
 
 

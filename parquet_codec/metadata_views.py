@@ -6,7 +6,7 @@ Each view wraps the decoded Thrift struct (spec, "Metadata") and passes every
 other attribute through to it, so ``row_group(0).columns[0].meta_data`` still
 reaches the struct itself. Statistics bounds are given as the Python values
 ``to_pylist`` gives for the column (int, float, str, bytes, Decimal, date,
-time, datetime), as values of the physical type as ``min_raw`` / ``max_raw``. Which
+time, datetime), and as values of their physical type as ``min_raw`` / ``max_raw``. Which
 bounds count is Arrow's rule: ``min_value``/``max_value`` under a TYPE_ORDER
 column order, the deprecated ``min``/``max`` in files without column orders,
 none under another column order or for a type without a defined order; and
@@ -22,7 +22,7 @@ import textwrap
 from collections.abc import Callable
 from typing import Any, BinaryIO
 
-from parquet_codec.encodings.plain import type_name
+from parquet_codec.encodings.plain import plain_dtype, plain_values, type_name
 from parquet_codec.format.ttypes import (
     ColumnChunk,
     ColumnMetaData,
@@ -430,12 +430,11 @@ class Statistics(_View):
         bounds = self._bounds
         if bounds is None or self._leaf.physical_type == Type.INT96:
             return None
-        raw = bytes(bounds[which])
-        layout = _PHYSICAL_LAYOUTS.get(self._leaf.physical_type)
-        if layout is None or len(raw) != layout.size:  # (a bound of the wrong size: the bytes stored)
+        raw, physical = bytes(bounds[which]), self._leaf.physical_type
+        dtype = plain_dtype(physical)
+        if dtype is None or len(raw) != dtype.itemsize:  # (byte arrays, or a bound of the wrong size: the bytes)
             return raw
-        value = layout.unpack(raw)[0]
-        return bool(value & 1) if self._leaf.physical_type == Type.BOOLEAN else value
+        return plain_values(raw, physical, 1)[0].item()
 
     @property
     def is_min_value_exact(self) -> bool | None:
@@ -499,10 +498,6 @@ class GeoStatistics(_View):
 
 
 #: Column kinds whose bounds pyarrow gives as the stored bytes.
-#: The PLAIN layout of a bound of each fixed-width physical type (but INT96).
-_PHYSICAL_LAYOUTS = {Type.BOOLEAN: struct.Struct("<B"), Type.INT32: struct.Struct("<i"),
-                     Type.INT64: struct.Struct("<q"), Type.FLOAT: struct.Struct("<f"), Type.DOUBLE: struct.Struct("<d")}
-
 _RAW_BOUNDS = frozenset({"float16", "interval", "int96", "uuid", "json", "bson"})
 _CODEC_NAMES = {**CompressionCodec._VALUES_TO_NAMES, CompressionCodec.LZ4: "LZ4_HADOOP",
                 CompressionCodec.LZ4_RAW: "LZ4"}

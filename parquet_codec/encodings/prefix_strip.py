@@ -26,7 +26,7 @@ from parquet_codec.errors import DecodingError
 
 #: The literal tag that takes its length less one from the three bytes after it.
 _LITERAL_TAG = 0xF8
-#: The longest value a three-byte literal length holds.
+#: Values shorter than this are stripped (a literal's length less one has three bytes).
 _LONGEST = 1 << 24
 
 
