@@ -119,6 +119,13 @@ def _enum(names: tuple, value: int | float | bool, what: str, where: Table):
     raise MetadataError(f"invalid {what} value {value} in the table at byte offset {where.pos}")
 
 
+def _size(value: int | float | bool, what: str, where: Table) -> int:
+    """A fixed size (of a binary or a list), which no type has negative."""
+    if value >= 0:
+        return int(value)
+    raise MetadataError(f"invalid {what} {value} in the table at byte offset {where.pos}")
+
+
 def _decode_type(type_id: int, t: Table | None, field: Table) -> ArrowType:
     if type_id == 0:
         raise MetadataError(f"field at byte offset {field.pos} has no type")
@@ -152,9 +159,9 @@ def _decode_type(type_id: int, t: Table | None, field: Table) -> ArrowType:
     if name == "interval":
         return ArrowType(name, unit=_enum(_INTERVAL_UNITS, t.scalar(0, "h", 0), "IntervalUnit", t))
     if name == "fixed_size_binary":
-        return ArrowType(name, byte_width=int(t.scalar(0, "i", 0)))
+        return ArrowType(name, byte_width=_size(t.scalar(0, "i", 0), "byteWidth", t))
     if name == "fixed_size_list":
-        return ArrowType(name, list_size=int(t.scalar(0, "i", 0)))
+        return ArrowType(name, list_size=_size(t.scalar(0, "i", 0), "listSize", t))
     if name == "map":
         return ArrowType(name, keys_sorted=bool(t.scalar(0, "?", False)))
     if name == "union":

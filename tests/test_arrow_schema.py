@@ -452,3 +452,18 @@ def test_types_print_as_pyarrow_prints_them():
             field = pa.field("c", typ, nullable=nullable or typ == pa.null())
             decoded = decode_schema(pa.schema([field]).serialize().to_pybytes()).fields[0]
             assert field_text(decoded) == str(field).removeprefix("pyarrow.Field<").removesuffix(">"), typ
+
+
+@pytest.mark.parametrize("kind, size", [("fixed_size_list", "list_size"), ("fixed_size_binary", "byte_width")])
+def test_negative_fixed_sizes_are_refused(kind, size):
+    """pyarrow reads a negative size back and then refuses the type it made
+    (list_size should be a positive integer): the stored field is invalid."""
+    item = ArrowField("item", True, ArrowType("int", bit_width=32, signed=True))
+    children = (item,) if kind == "fixed_size_list" else ()
+    for value, valid in ((0, True), (-5, False)):
+        message = encode_schema(ArrowSchema((ArrowField("f", True, ArrowType(kind, **{size: value}), children),)))
+        if valid:
+            assert getattr(decode_schema(message).fields[0].type, size) == 0
+        else:
+            with pytest.raises(MetadataError, match="invalid"):
+                decode_schema(message)
