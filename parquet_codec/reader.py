@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import cached_property
@@ -108,7 +109,8 @@ class ParquetFile:
             if decryption is not None:
                 from parquet_codec.crypto import resolve_decryption
 
-                decryption = resolve_decryption(decryption, self._source.name)
+                by_path = filesystem is not None and isinstance(source, (str, os.PathLike))
+                decryption = resolve_decryption(decryption, self._source.name, filesystem if by_path else None)
             footer = read_footer(self._source, decryption) if metadata is None else metadata.footer
             self.metadata: FileMetaData = FileMetaData(footer, self._shown_meta, functools.partial(arrow_schema, footer))
             self.schema: Schema = footer.schema

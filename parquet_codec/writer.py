@@ -367,7 +367,8 @@ class ParquetWriter:
         sidecar is written as the file is committed, beside the file actually written."""
         store = getattr(self.options.encryption, "key_material_store", None)
         if store is not None:
-            store.save(self._sink.target)
+            filesystem = getattr(self._sink, "filesystem", None)
+            store.save(self._sink.target, None if filesystem is None else filesystem.fs)
 
     def abort(self) -> None:
         """Give up: remove the temporary file; an existing target is left untouched."""

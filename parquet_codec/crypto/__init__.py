@@ -37,16 +37,20 @@ from parquet_codec.crypto.properties import (
 from parquet_codec.errors import DecryptionError
 
 
-def resolve_decryption(decryption: object, source_name: str | None = None) -> FileDecryptionProperties:
+def resolve_decryption(decryption: object, source_name: str | None = None,
+                       filesystem: object = None) -> FileDecryptionProperties:
     """``decryption=`` as FileDecryptionProperties: a factory (anything with
     ``decryption_properties(file_path=...)``) is asked for the properties of
-    this file, so that external key material beside it is found."""
+    this file, so that external key material beside it is found (on
+    ``filesystem``, when the file was opened through one)."""
     if isinstance(decryption, FileDecryptionProperties):
         return decryption
     make = getattr(decryption, "decryption_properties", None)
     if callable(make):
-        path = source_name if source_name and os.path.exists(source_name) else None
-        properties = make(file_path=path)
+        if filesystem is not None and source_name:
+            properties = make(file_path=source_name, filesystem=filesystem)
+        else:
+            properties = make(file_path=source_name if source_name and os.path.exists(source_name) else None)
         if isinstance(properties, FileDecryptionProperties):
             return properties
     raise DecryptionError(f"decryption must be FileDecryptionProperties or a CryptoFactory, "

@@ -9,7 +9,9 @@ file). The wrapped keys travel as PKMT1 key material, inside the file's
 key_metadata or in a sidecar file. Each factory caches the KEKs it made
 or unwrapped for ``cache_lifetime`` seconds, per access token, as Arrow
 C++'s CryptoFactory does (parquet-java keeps one cache per process): a
-factory never decrypts with a key another factory's KMS gave.
+factory never decrypts with a key another factory's KMS gave. Key material
+in a sidecar can be rotated: rewrapped under new versions of the master
+keys, the data file untouched.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from datetime import timedelta
+from typing import Any
 
 from parquet_codec.crypto.ciphers import ALGORITHMS
 from parquet_codec.crypto.keytools.kms import (
@@ -44,6 +47,7 @@ from parquet_codec.crypto.properties import (
 from parquet_codec.errors import DecryptionError, EncryptionError
 
 DEFAULT_CACHE_LIFETIME = 600.0  # seconds, parquet-java's and Arrow's default
+ROTATION_CYCLE = 3600.0  # seconds: rotations this close together share new KEKs
 KEK_LENGTH = 16  # bytes; parquet.encryption.kek.length.bits defaults to 128
 KEK_ID_LENGTH = 16
 DATA_KEY_LENGTHS_BITS = (128, 192, 256)
@@ -75,10 +79,14 @@ class EncryptionConfiguration:
 
 
 class DecryptionConfiguration:
-    """pyarrow's DecryptionConfiguration: how long unwrapped KEKs stay cached."""
+    """pyarrow's DecryptionConfiguration: how long unwrapped KEKs stay cached,
+    and whether a KMS URL the connection config does not give may be taken
+    from the file's key material (``read_kms_url``; off by default, as a
+    file could otherwise send the KMS access token to a server of its choosing)."""
 
-    def __init__(self, cache_lifetime: timedelta | float | None = None) -> None:
+    def __init__(self, cache_lifetime: timedelta | float | None = None, *, read_kms_url: bool | None = None) -> None:
         self.cache_lifetime = _seconds(cache_lifetime)
+        self.read_kms_url = bool(read_kms_url)
 
 
 def _seconds(lifetime: timedelta | float | None) -> float:
@@ -139,6 +147,11 @@ class _KekCache:
             caches.setdefault(token, {})[key] = (value, now + lifetime)
         return value
 
+    def clear_written(self) -> None:
+        """Forget the KEKs made to write, of every token."""
+        with self._lock:
+            self._write.clear()
+
     def clear(self, token: str | None = None) -> None:
         """Forget the KEKs of ``token``, or of every token."""
         with self._lock:
@@ -161,7 +174,7 @@ class _KeyWrapper:
         self._column_counter = 0
 
     def key_metadata(self, data_key: bytes, master_key_id: str, is_footer: bool) -> bytes:
-        material = self._material(data_key, master_key_id, is_footer)
+        material = self.material(data_key, master_key_id, is_footer)
         if self.store is None:
             return material.serialize(internal_storage=True).encode("utf-8")
         if is_footer:
@@ -172,7 +185,7 @@ class _KeyWrapper:
         self.store.add(key_id, material.serialize(internal_storage=None))
         return KeyMetadata.external(key_id)
 
-    def _material(self, data_key: bytes, master_key_id: str, is_footer: bool) -> KeyMaterial:
+    def material(self, data_key: bytes, master_key_id: str, is_footer: bool) -> KeyMaterial:
         instance = (self.config.instance_id, self.config.instance_url) if is_footer else (None, None)
         if not self.double:
             wrapped = self._kms_wrap(data_key, master_key_id)
@@ -204,9 +217,10 @@ class _KeyUnwrapper:
     """The key_retriever of FileDecryptionProperties made by a CryptoFactory."""
 
     def __init__(self, kms: Callable[[KmsConnectionConfig], KmsClient], config: KmsConnectionConfig,
-                 cache: _KekCache, cache_lifetime: float, file_path: str | None) -> None:
+                 cache: _KekCache, cache_lifetime: float, store: KeyMaterialStore | None,
+                 read_kms_url: bool = False) -> None:
         self._kms, self.config, self.cache, self.lifetime = kms, config, cache, cache_lifetime
-        self.store = KeyMaterialStore(file_path) if file_path else None
+        self.store, self.read_kms_url = store, read_kms_url
 
     def __call__(self, key_metadata: bytes) -> bytes:
         metadata = KeyMetadata.parse(key_metadata)
@@ -220,13 +234,8 @@ class _KeyUnwrapper:
         return self.unwrap(material)
 
     def unwrap(self, material: KeyMaterial) -> bytes:
-        if material.is_footer_key and not self.config.kms_instance_id and material.kms_instance_id:
-            # As parquet-java's and Arrow's key tools: a KMS instance the reader does not name is
-            # the one the footer key's material records (and so are the keys unwrapped after it).
-            config = self.config
-            self.config = KmsConnectionConfig(material.kms_instance_id,
-                                              config.kms_instance_url or material.kms_instance_url or "",
-                                              config.key_access_token, config.custom_kms_conf)
+        if material.is_footer_key:
+            self._adopt_instance(material)
         if not material.double_wrapping:
             return self._kms_unwrap(material.wrapped_dek, material.master_key_id)
         kek_id_text = material.kek_id or ""
@@ -237,6 +246,16 @@ class _KeyUnwrapper:
         kek = self._kek(kek_id_text, material)
         return unwrap_key_locally(material.wrapped_dek, kek, kek_id,
                                   f"data key wrapped by KEK {kek_id_text} (master key {material.master_key_id!r})")
+
+    def _adopt_instance(self, material: KeyMaterial) -> None:
+        """As parquet-java's and Arrow's key tools: a KMS instance the reader
+        does not name is the one the footer key's material records (and so
+        for the keys unwrapped after it); its URL too, only if allowed."""
+        config = self.config
+        instance = config.kms_instance_id or material.kms_instance_id or ""
+        url = config.kms_instance_url or (material.kms_instance_url if self.read_kms_url else None) or ""
+        if (instance, url) != (config.kms_instance_id, config.kms_instance_url):
+            self.config = KmsConnectionConfig(instance, url, config.key_access_token, config.custom_kms_conf)
 
     def _kek(self, kek_id: str, material: KeyMaterial) -> bytes:
         return self.cache.unwrapped(self.config.token, kek_id,
@@ -267,6 +286,7 @@ class CryptoFactory:
         self.kms_connection_config = kms_connection_config or KmsConnectionConfig()
         self._clients: dict[tuple[str, str, str], KmsClient] = {}
         self._keks = _KekCache()
+        self._last_rotation_clear: float | None = None
 
     def kms_client(self, config: KmsConnectionConfig | None = None) -> KmsClient:
         config = config or self.kms_connection_config
@@ -282,7 +302,7 @@ class CryptoFactory:
         self, footer_key: str | None = None, column_keys: Mapping[str, Sequence[str]] | str | None = None, *,
         plaintext_footer: bool = False, algorithm: str = "AES_GCM_V1", double_wrapping: bool = True,
         internal_key_material: bool = True, data_key_length_bits: int = 128, uniform_key: str | bool | None = None,
-        file_path: str | os.PathLike | None = None, aad_prefix: bytes | str | None = None,
+        file_path: str | os.PathLike | None = None, filesystem: Any = None, aad_prefix: bytes | str | None = None,
         store_aad_prefix: bool = True, data_page_v2_layout: str = V2_LAYOUT_PARQUET_JAVA,
         cache_lifetime: timedelta | float | None = None, kms_connection_config: KmsConnectionConfig | None = None,
         complete_columns: bool = False,
@@ -312,7 +332,7 @@ class CryptoFactory:
         if not internal_key_material and file_path is None:
             raise EncryptionError("external key material needs the file_path of the file to write")
         config = kms_connection_config or self.kms_connection_config
-        store = None if internal_key_material else KeyMaterialStore(file_path)  # type: ignore[arg-type]
+        store = None if internal_key_material else KeyMaterialStore(file_path, filesystem)  # type: ignore[arg-type]
         wrapper = _KeyWrapper(self.kms_client(config), config, double_wrapping, self._keks, _seconds(cache_lifetime),
                               store)
         key_bytes = data_key_length_bits // 8
@@ -331,34 +351,83 @@ class CryptoFactory:
         properties.key_material_store = store  # saved by the writer on commit, not now
         return properties
 
-    def decryption_properties(self, file_path: str | os.PathLike | None = None, *,
+    def decryption_properties(self, file_path: str | os.PathLike | None = None, *, filesystem: Any = None,
                               aad_prefix: bytes | str | None = None,
                               cache_lifetime: timedelta | float | None = None,
-                              kms_connection_config: KmsConnectionConfig | None = None) -> FileDecryptionProperties:
-        """Properties whose key retriever unwraps PKMT1 key material (sidecar beside ``file_path``)."""
-        config = kms_connection_config or self.kms_connection_config
-        retriever = _KeyUnwrapper(self.kms_client, config, self._keks, _seconds(cache_lifetime),
-                                  None if file_path is None else os.fspath(file_path))
+                              kms_connection_config: KmsConnectionConfig | None = None,
+                              read_kms_url: bool = False) -> FileDecryptionProperties:
+        """Properties whose key retriever unwraps PKMT1 key material (sidecar
+        beside ``file_path``, on ``filesystem`` when given). ``read_kms_url``:
+        see :class:`DecryptionConfiguration`."""
+        retriever = self._unwrapper(kms_connection_config or self.kms_connection_config, _seconds(cache_lifetime),
+                                    None if file_path is None else KeyMaterialStore(file_path, filesystem),
+                                    read_kms_url)
         return FileDecryptionProperties(aad_prefix=aad_prefix, key_retriever=retriever)
+
+    def rotate_master_keys(self, kms_connection_config: KmsConnectionConfig, parquet_file_path: str | os.PathLike,
+                           filesystem: Any = None, double_wrapping: bool = True,
+                           cache_lifetime_seconds: float = DEFAULT_CACHE_LIFETIME, read_kms_url: bool = False) -> None:
+        """Rewrap the data keys of a file whose key material is external
+        under the master keys' current versions (pyarrow's and parquet-java's
+        key rotation): each key is unwrapped as a reader would, with the
+        KMS's previous key versions, and wrapped again under its master key,
+        with new KEKs when ``double_wrapping``. The data file is untouched:
+        its keys and key ids stay; the sidecar is replaced whole. Files with
+        internal key material cannot be rotated."""
+        store = KeyMaterialStore(parquet_file_path, filesystem)
+        self._forget_keks_before_rotation()
+        unwrapper = self._unwrapper(kms_connection_config, float(cache_lifetime_seconds), store, read_kms_url)
+        rotated = KeyMaterialStore(parquet_file_path, filesystem)
+        wrapper = _KeyWrapper(self.kms_client(kms_connection_config), kms_connection_config, double_wrapping,
+                              self._keks, float(cache_lifetime_seconds), None)
+        key_ids = store.key_ids()
+        if FOOTER_KEY_ID_IN_FILE not in key_ids:
+            raise DecryptionError(f"{store.path} holds no footer key material: not a key material sidecar")
+        # The footer key first: its material names the KMS instance the others are unwrapped with.
+        for key_id in sorted(key_ids, key=lambda k: k != FOOTER_KEY_ID_IN_FILE):
+            material = KeyMaterial.parse(parse_json(store.get(key_id), f"key material {key_id!r} in {store.path}"))
+            if material.is_footer_key != (key_id == FOOTER_KEY_ID_IN_FILE):
+                raise DecryptionError(f"key material {key_id!r} in {store.path} says isFooterKey "
+                                      f"{material.is_footer_key}")
+            data_key = unwrapper.unwrap(material)
+            fresh = wrapper.material(data_key, material.master_key_id, material.is_footer_key)
+            rotated.add(key_id, fresh.serialize(internal_storage=None))
+        rotated.save()
+
+    def _forget_keks_before_rotation(self) -> None:
+        """KEKs made before a rotation are wrapped under the old master keys:
+        the first rotation of a cycle forgets them (as Arrow C++, once per
+        :data:`ROTATION_CYCLE`, so the files of one rotation share new KEKs)."""
+        now = time.monotonic()
+        if self._last_rotation_clear is None or now - self._last_rotation_clear > ROTATION_CYCLE:
+            self._keks.clear_written()
+            self._last_rotation_clear = now
+
+    def _unwrapper(self, config: KmsConnectionConfig, lifetime: float, store: KeyMaterialStore | None,
+                   read_kms_url: bool) -> _KeyUnwrapper:
+        return _KeyUnwrapper(self.kms_client, config, self._keks, lifetime, store, read_kms_url)
 
     # pyarrow.parquet.encryption.CryptoFactory's spelling -------------------------
     def file_encryption_properties(self, kms_connection_config: KmsConnectionConfig,
                                    encryption_config: EncryptionConfiguration,
-                                   file_path: str | os.PathLike | None = None) -> FileEncryptionProperties:
+                                   parquet_file_path: str | os.PathLike | None = None,
+                                   filesystem: Any = None) -> FileEncryptionProperties:
         c = encryption_config
         return self.encryption_properties(
             c.footer_key, None if c.uniform_encryption else c.column_keys, plaintext_footer=c.plaintext_footer,
             algorithm=c.encryption_algorithm, double_wrapping=c.double_wrapping,
             internal_key_material=c.internal_key_material, data_key_length_bits=c.data_key_length_bits,
-            uniform_key=True if c.uniform_encryption else None, file_path=file_path,
+            uniform_key=True if c.uniform_encryption else None, file_path=parquet_file_path, filesystem=filesystem,
             cache_lifetime=c.cache_lifetime, kms_connection_config=kms_connection_config)
 
     def file_decryption_properties(self, kms_connection_config: KmsConnectionConfig,
                                    decryption_config: DecryptionConfiguration | None = None,
-                                   file_path: str | os.PathLike | None = None) -> FileDecryptionProperties:
-        lifetime = (decryption_config or DecryptionConfiguration()).cache_lifetime
-        return self.decryption_properties(file_path, cache_lifetime=lifetime,
-                                          kms_connection_config=kms_connection_config)
+                                   parquet_file_path: str | os.PathLike | None = None,
+                                   filesystem: Any = None) -> FileDecryptionProperties:
+        config = decryption_config or DecryptionConfiguration()
+        return self.decryption_properties(parquet_file_path, filesystem=filesystem, cache_lifetime=config.cache_lifetime,
+                                          kms_connection_config=kms_connection_config,
+                                          read_kms_url=config.read_kms_url)
 
     def remove_cache_entries_for_token(self, access_token: str) -> None:
         """Forget the KEKs cached for ``access_token`` (pyarrow's spelling)."""

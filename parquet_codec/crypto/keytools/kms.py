@@ -71,6 +71,10 @@ class KmsConnectionConfig:
     def token(self) -> str:
         return self.key_access_token or DEFAULT
 
+    def refresh_key_access_token(self, value: str) -> None:
+        """Replace the access token (pyarrow's spelling), e.g. when it expires."""
+        self.key_access_token = value
+
     def __repr__(self) -> str:
         return f"KmsConnectionConfig(kms_instance_id={self.kms_instance_id!r}, kms_instance_url={self.kms_instance_url!r})"
 
@@ -93,13 +97,23 @@ class InMemoryKms(KmsClient):
     C++'s in-memory test KMS (for tests and demos, never for production).
 
     ``master_keys`` maps master key ids to 16/24/32-byte keys (bytes), or to
-    base64 strings as in ``parquet.encryption.key.list``."""
+    base64 strings as in ``parquet.encryption.key.list``.
+
+    Key rotation is that of the test KMSs too: between
+    :meth:`start_key_rotation` and :meth:`finish_key_rotation` keys are
+    wrapped under the new versions and unwrapped under the current ones."""
 
     def __init__(self, master_keys: Mapping[str, bytes | str]) -> None:
-        self._keys: dict[str, bytes] = {}
-        for key_id, key in master_keys.items():
-            raw = _decode_key(key, key_id)
-            self._keys[str(key_id)] = check_key(raw, f"master key {key_id!r}")
+        self._keys = _master_keys(master_keys)
+        self._wrapping = self._keys
+
+    def start_key_rotation(self, new_master_keys: Mapping[str, bytes | str]) -> None:
+        """Wrap under ``new_master_keys`` from now on; keep unwrapping under the current keys."""
+        self._wrapping = _master_keys(new_master_keys)
+
+    def finish_key_rotation(self) -> None:
+        """The new master keys become the current ones."""
+        self._keys = self._wrapping
 
     @classmethod
     def from_key_list(cls, key_list: str) -> InMemoryKms:
@@ -114,21 +128,28 @@ class InMemoryKms(KmsClient):
             keys[key_id.strip()] = value.strip()
         return cls(keys)
 
-    def _master(self, master_key_id: str, error: type[Exception]) -> bytes:
-        key = self._keys.get(master_key_id)
+    @staticmethod
+    def _master(keys: dict[str, bytes], master_key_id: str, error: type[Exception]) -> bytes:
+        key = keys.get(master_key_id)
         if key is None:
-            raise error(f"master key {master_key_id!r} is not in the KMS (it has {sorted(self._keys)})")
+            raise error(f"master key {master_key_id!r} is not in the KMS (it has {sorted(keys)})")
         return key
 
     def wrap_key(self, key: bytes, master_key_id: str) -> str:
-        return wrap_key_locally(key, self._master(master_key_id, EncryptionError), master_key_id.encode("utf-8"))
+        return wrap_key_locally(key, self._master(self._wrapping, master_key_id, EncryptionError),
+                                master_key_id.encode("utf-8"))
 
     def unwrap_key(self, wrapped: str, master_key_id: str) -> bytes:
-        return unwrap_key_locally(wrapped, self._master(master_key_id, DecryptionError),
+        return unwrap_key_locally(wrapped, self._master(self._keys, master_key_id, DecryptionError),
                                   master_key_id.encode("utf-8"), f"key wrapped by master key {master_key_id!r}")
 
     def __repr__(self) -> str:
         return f"InMemoryKms(master keys {sorted(self._keys)})"
+
+
+def _master_keys(master_keys: Mapping[str, bytes | str]) -> dict[str, bytes]:
+    return {str(key_id): check_key(_decode_key(key, key_id), f"master key {key_id!r}")
+            for key_id, key in master_keys.items()}
 
 
 def _decode_key(key: bytes | str, key_id: object) -> bytes:
