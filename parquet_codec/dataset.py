@@ -22,7 +22,9 @@ from urllib.parse import unquote
 
 from parquet_codec.dataset_partitions import (
     HIVE_NULL,
+    check_partition_predicates,
     constant,
+    data_predicates,
     element,
     file_filter,
     infer_type,
@@ -30,6 +32,7 @@ from parquet_codec.dataset_partitions import (
     typed,
 )
 from parquet_codec.dataset_schema import (
+    check_predicates,
     conform,
     file_arrow_schema,
     first_file,
@@ -187,8 +190,9 @@ def _read_data_files(files: list[DataFile], columns: Sequence[str] | None, filte
     wanted_keys = list(kinds) if columns is None else [c for c in columns if c in kinds]
     file_columns = None if columns is None else [c for c in columns if c not in kinds]
     filt = parse_filters(filters)
+    check_partition_predicates(filt, kinds)
     first = files[0].path
-    template = first_file(first, file_columns, [c for c in (filt.columns if filt else ()) if c not in kinds], options)
+    template = first_file(first, file_columns, data_predicates(filt, kinds), options)
     reference = f"the first file's ({first})"
     tables = [table for _, table in _read_each(
         files, kinds, wanted_keys, filt,
@@ -218,6 +222,8 @@ def _read_in_schema(files: list[DataFile], columns: list[str] | None, filters: o
     for name in [*(columns or ()), *(filt.columns if filt else ())]:
         if (name if name in (columns or ()) else head(name, names)) not in names:
             raise SchemaError(f"column {name!r} is not a field of the schema given; its fields are {names}")
+    if filt is not None:  # (every field's type, whichever are selected)
+        check_predicates(data_predicates(filt, _partition_kinds(files)), target)
     if columns is not None:
         target = target.select(columns)
     kinds = {k: kind for k, kind in _partition_kinds(files).items() if k in target.column_names}
@@ -225,6 +231,7 @@ def _read_in_schema(files: list[DataFile], columns: list[str] | None, filters: o
     for key in kinds:  # a key typed as text keeps the folder's text (2020 stays "2020")
         if type_name(target.column(key).field) in ("string", "binary"):
             kinds[key] = "string"
+    check_partition_predicates(filt, kinds)
     in_files = target.select([n for n in target.column_names if n not in kinds])
     read = _read_each(files, kinds, list(kinds), filt,
                       lambda path, rows_filter: read_file_as(path, in_files, None, rows_filter, options, _GIVEN))

@@ -20,7 +20,7 @@ import functools
 import numbers
 import operator
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -210,6 +210,23 @@ def partition_matches(predicate: Predicate, kind: str, text: str | None) -> bool
         raise SchemaError(f"filter {predicate}: None only means 'is null' with == and !=")
     operand = _operand(predicate, column, predicate.value, kind)
     return value is not None and _holds(op, value, text, operand)
+
+
+def check_partition_predicates(filt: Filter | None, kinds: Mapping[str, str]) -> None:
+    """Raise :class:`SchemaError` for a predicate on a partition key (of
+    ``kinds``: key -> type) that cannot be compared with the key's type.
+    pyarrow checks the whole filter against the dataset's schema before it
+    reads, so a predicate that pruning would never evaluate is refused too."""
+    for predicate in filt.predicates if filt else ():
+        if predicate.column in kinds:
+            partition_matches(predicate, kinds[predicate.column], None)
+
+
+def data_predicates(filt: Filter | None, keys: Collection[str]) -> Filter | None:
+    """The predicates of ``filt`` on columns other than ``keys`` as one AND
+    list (to check them against a schema, not to select rows); None if none."""
+    rest = tuple(p for p in (filt.predicates if filt else ()) if p.column not in keys)
+    return Filter((rest,)) if rest else None
 
 
 def null_matches(predicate: Predicate) -> bool:

@@ -29,8 +29,9 @@ from parquet_codec.format.ttypes import FieldRepetitionType, SchemaElement
 from parquet_codec.format.ttypes import Type as T
 from parquet_codec.io import Source
 from parquet_codec.nested import LIST, MAP, PRIMITIVE, STRUCT, Field
-from parquet_codec.predicate import Filter
+from parquet_codec.predicate import Filter, bind, with_duration_units
 from parquet_codec.reader import ParquetFile, read_open
+from parquet_codec.scan import duration_units
 from parquet_codec.schema import Schema
 from parquet_codec.table import Table
 from parquet_codec.types import LogicalInfo, logical_info
@@ -79,20 +80,28 @@ def top_level_names(path: str, options: dict) -> list[str]:
         return [f.name for f in pf.schema.fields]
 
 
-def first_file(path: str, columns: Sequence[str] | None, filter_columns: Sequence[str],
-               options: dict) -> Table:
+def first_file(path: str, columns: Sequence[str] | None, filt: Filter | None, options: dict) -> Table:
     """The first file's columns (``columns``, as read_table selects them), no
-    rows: the dataset's schema. Raises :class:`SchemaError` for a selected or
-    filtered column the first file does not have (``filter_columns``: those
-    not among the partition keys), as pyarrow does."""
+    rows: the dataset's schema. Raises :class:`SchemaError`, as pyarrow does,
+    for a selected or filtered column the first file does not have, and for a
+    predicate whose value its column cannot be compared with (``filt``: the
+    predicates not on partition keys), whichever files the filter prunes."""
     file_options, pandas_index = _file_options(options)
     with ParquetFile(path, **file_options) as pf:
         names = [f.name for f in pf.schema.fields]
-        for column in [*(columns or ()), *filter_columns]:
+        for column in [*(columns or ()), *(filt.columns if filt else ())]:
             if head(column, names) not in names:
                 raise SchemaError(f"column {column!r} is not in the dataset's schema, which is the first file's "
                                   f"({path}); its columns are {names}")
-        return read_open(pf, columns, use_pandas_metadata=pandas_index, row_groups=[])
+        return read_open(pf, columns, filt, use_pandas_metadata=pandas_index, row_groups=[])
+
+
+def check_predicates(filt: Filter | None, template: Table) -> None:
+    """Raise :class:`SchemaError` for a predicate whose value ``template``'s
+    column cannot be compared with (a time span with a duration column
+    compares, as in a file's filter)."""
+    if filt is not None:
+        bind(with_duration_units(filt, duration_units(template.origin, filt.columns)), template.schema)
 
 
 def read_file(path: Source, template: Table, columns: Sequence[str] | None, filt: Filter | None,

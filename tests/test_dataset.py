@@ -563,3 +563,24 @@ def test_lists_and_maps_are_cast_element_by_element(tmp_path):
     with pytest.raises(SchemaError, match="column 'l.element' of .* is int32 where the schema given is uint8"):
         pq.write_table(pa.table({"l": pa.array([[-1]], pa.list_(pa.int32()))}), path)
         pc.read_table(path, schema=pa.schema([("l", pa.list_(pa.uint8()))]))
+
+
+def test_a_filter_is_checked_whole_before_files_are_pruned_as_pyarrow(tmp_path):
+    """pyarrow checks every predicate against the dataset's schema before it
+    reads: a value that cannot be compared with its column is refused even
+    where the partition values decide the clause without it (or rule out
+    every file); such a predicate was never evaluated, and rows came back."""
+    _partitioned(tmp_path, "k", [1, 2])
+    refused = [[("k", "==", 3), ("x", "==", "a")],  # every file pruned
+               [[("k", ">", 0)], [("x", "<", "a")]],  # the first clause holds for every file
+               [[("k", ">", 0)], [("k", "<", "5")]],
+               [[("x", ">=", 0)], [("k", "==", 3), ("k", "in", ["a"])]]]
+    for filters in refused:
+        with pytest.raises((pa.ArrowNotImplementedError, pa.ArrowInvalid, pa.ArrowTypeError)):
+            pq.read_table(tmp_path, filters=filters)
+        with pytest.raises(SchemaError, match="cannot be compared"):
+            pc.read_table(tmp_path, filters=filters)
+        with pytest.raises(SchemaError, match="cannot be compared"):
+            pc.read_table(tmp_path, filters=filters, schema=pa.schema([("x", pa.int64()), ("k", pa.int32())]))
+        with pytest.raises(SchemaError, match="cannot be compared"):
+            pc.ParquetDataset(tmp_path, filters=filters).read(columns=["k"])
