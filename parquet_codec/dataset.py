@@ -222,18 +222,19 @@ def _read_in_schema(files: list[DataFile], columns: list[str] | None, filters: o
     for name in [*(columns or ()), *(filt.columns if filt else ())]:
         if (name if name in (columns or ()) else head(name, names)) not in names:
             raise SchemaError(f"column {name!r} is not a field of the schema given; its fields are {names}")
-    if filt is not None:  # (every field's type, whichever are selected)
-        check_predicates(data_predicates(filt, _partition_kinds(files)), target)
-    if columns is not None:
-        target = target.select(columns)
-    kinds = {k: kind for k, kind in _partition_kinds(files).items() if k in target.column_names}
+    # The keys the schema names, selected or not: a filter on one is decided by the folders.
+    kinds = {k: kind for k, kind in _partition_kinds(files).items() if k in names}
     kinds = _folder_keys(kinds, files, options)
     for key in kinds:  # a key typed as text keeps the folder's text (2020 stays "2020")
         if type_name(target.column(key).field) in ("string", "binary"):
             kinds[key] = "string"
     check_partition_predicates(filt, kinds)
+    check_predicates(data_predicates(filt, kinds), target)
+    if columns is not None:
+        target = target.select(columns)
+    keys = [k for k in kinds if k in target.column_names]
     in_files = target.select([n for n in target.column_names if n not in kinds])
-    read = _read_each(files, kinds, list(kinds), filt,
+    read = _read_each(files, kinds, keys, filt,
                       lambda path, rows_filter: read_file_as(path, in_files, None, rows_filter, options, _GIVEN))
     tables = [conform(table, target, source_name(path), _GIVEN) for path, table in read]
     return Table.concat(nullable_where_null(tables or [target]))

@@ -584,3 +584,22 @@ def test_a_filter_is_checked_whole_before_files_are_pruned_as_pyarrow(tmp_path):
             pc.read_table(tmp_path, filters=filters, schema=pa.schema([("x", pa.int64()), ("k", pa.int32())]))
         with pytest.raises(SchemaError, match="cannot be compared"):
             pc.ParquetDataset(tmp_path, filters=filters).read(columns=["k"])
+
+
+def test_a_partition_key_filtered_but_not_selected_keeps_its_rows_in_a_schema_given(tmp_path):
+    """With a schema given (or a pyarrow partitioning object) a filter on a
+    partition key left out of ``columns`` is decided by the folders' values,
+    as pyarrow decides it; the key was looked for in the files, and every
+    row was dropped as if it were null."""
+    ds = pytest.importorskip("pyarrow.dataset")
+    pq.write_to_dataset(pa.table({"x": [1, 2, 3], "k": [1, 2, 2]}), tmp_path, partition_cols=["k"])
+    options = [{"schema": pa.schema([("x", pa.int64()), ("k", pa.int32())])},
+               {"partitioning": ds.partitioning(pa.schema([("k", pa.int16())]), flavor="hive")}]
+    for given in options:
+        for filters in ([("k", "==", 2)], [("k", "!=", 2)], [[("k", "in", [2])], [("x", "==", 1)]]):
+            expected = pq.read_table(tmp_path, columns=["x"], filters=filters, **given)
+            got = pc.read_table(tmp_path, columns=["x"], filters=filters, **given)
+            assert sorted(got.to_pylist(), key=str) == sorted(expected.to_pylist(), key=str), (given, filters)
+            assert got.column_names == ["x"]
+        with pytest.raises(SchemaError, match="cannot be compared"):
+            pc.read_table(tmp_path, columns=["x"], filters=[("k", "==", "a")], **given)
