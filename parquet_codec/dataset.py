@@ -29,6 +29,7 @@ from parquet_codec.dataset_partitions import (
     file_filter,
     infer_type,
     partition_tests,
+    schema_kind,
     typed,
 )
 from parquet_codec.dataset_schema import (
@@ -104,7 +105,12 @@ def _partition_kinds(files: list[DataFile]) -> dict[str, str]:
     """Each partition key's type (:func:`infer_type`), the keys in order of
     first appearance; a file without a key has a null value for it, as in pyarrow."""
     keys = dict.fromkeys(k for f in files for k, _ in f.partition)
-    return {k: infer_type([dict(f.partition).get(k) for f in files]) for k in keys}
+    return {k: infer_type(_key_values(files, k)) for k in keys}
+
+
+def _key_values(files: list[DataFile], key: str) -> list[str | None]:
+    """Each file's value of a partition key (None: null, or no folder for it)."""
+    return [dict(f.partition).get(key) for f in files]
 
 
 def _partitioning(partitioning: object) -> str | tuple[str, ...] | None:
@@ -225,9 +231,8 @@ def _read_in_schema(files: list[DataFile], columns: list[str] | None, filters: o
     # The keys the schema names, selected or not: a filter on one is decided by the folders.
     kinds = {k: kind for k, kind in _partition_kinds(files).items() if k in names}
     kinds = _folder_keys(kinds, files, options)
-    for key in kinds:  # a key typed as text keeps the folder's text (2020 stays "2020")
-        if type_name(target.column(key).field) in ("string", "binary"):
-            kinds[key] = "string"
+    for key in kinds:
+        kinds[key] = schema_kind(key, type_name(target.column(key).field), _key_values(files, key)) or kinds[key]
     check_partition_predicates(filt, kinds)
     check_predicates(data_predicates(filt, kinds), target)
     if columns is not None:

@@ -3,7 +3,8 @@ values and the columns holding them, and filters evaluated on them.
 
 pyarrow reads integer partitions as int32 and the rest as strings; here a
 key's values are typed the way Spark infers them (integer, long, double,
-date, timestamp, else string). Filters compare as pyarrow's would where the
+date, timestamp, else string); a key a schema given types is its folders'
+text parsed as that type, as pyarrow parses it (:func:`schema_kind`). Filters compare as pyarrow's would where the
 two agree on a type: a date, timestamp or double partition (a string to
 pyarrow) takes a string filter value, converted when it parses as the
 partition's type and otherwise compared with the folder's text, as pyarrow
@@ -48,6 +49,25 @@ def infer_type(values: list[str | None]) -> str:
     return "string"
 
 
+def schema_kind(key: str, type_name: str, values: list[str | None]) -> str | None:
+    """The type to read a key's folder values as when a schema types the key
+    (``type_name``, as pyarrow names the type): its text parsed as pyarrow
+    parses text into that type ("true" a boolean, "2020-01-01" a timestamp,
+    "1099511627776" a float), then cast to it. None for a type not parsed
+    here (the inferred type is cast). A value that does not parse is a
+    :class:`SchemaError`, as pyarrow refuses it, whichever rows are read."""
+    if type_name in ("string", "binary"):  # the text itself: 2020 stays "2020"
+        return "string"
+    parsed = _PARSED.get(re.match(r"[a-z]*", type_name).group())
+    if parsed is None:
+        return None
+    kind, test = parsed
+    for value in values:
+        if value is not None and not test(value):
+            raise SchemaError(f"partition key {key!r}: {value!r} is not a value of type {type_name}")
+    return kind
+
+
 def _is_int(text: str) -> bool:
     return re.fullmatch(r"[+-]?\d+", text) is not None and -(2**63) <= int(text) < 2**63
 
@@ -77,6 +97,18 @@ def _is_float(text: str) -> bool:
     return _parses(float, text)
 
 
+def _is_bool(text: str) -> bool:
+    return text.lower() in ("true", "false", "1", "0")  # Arrow's spellings, in any case
+
+
+# A schema's type family -> the kind its keys are read as, and the test of a value's text.
+_PARSED: dict[str, tuple[str, Callable[[str], bool]]] = {
+    "int": ("long", _is_int), "uint": ("long", _is_int), "float": ("double", _is_float),
+    "double": ("double", _is_float), "date": ("date", _is_date), "boolean": ("bool", _is_bool),
+    "timestamp": ("timestamp", lambda text: _is_date(text) or _is_timestamp(text)),
+}
+
+
 def typed(text: str | None, kind: str) -> object:
     """The partition value spelled ``text`` (None: null) as a Python value of type ``kind``."""
     if text is None:
@@ -87,6 +119,8 @@ def typed(text: str | None, kind: str) -> object:
         return float(text)
     if kind == "date":
         return datetime.date.fromisoformat(text)
+    if kind == "bool":
+        return text.lower() in ("true", "1")
     if kind == "timestamp":  # an instant, read in UTC like a session whose time zone is UTC
         return datetime.datetime.fromisoformat(text.replace(" ", "T")).replace(tzinfo=_UTC)
     return text
@@ -97,6 +131,7 @@ _ELEMENTS = {
     "long": lambda name: primitive(name, "INT64"),
     "double": lambda name: primitive(name, "DOUBLE"),
     "date": lambda name: primitive(name, "INT32", logical_type="DATE"),
+    "bool": lambda name: primitive(name, "BOOLEAN"),
     "string": lambda name: primitive(name, "BYTE_ARRAY", logical_type="STRING"),
 }
 
@@ -116,7 +151,8 @@ def constant(value: object, kind: str, rows: int) -> Array:
         raw = np.frombuffer(b"" if value is None else value.encode(), dtype=np.uint8)
         offsets = np.arange(rows + 1, dtype=np.int64) * len(raw)
         return BinaryArray.of(offsets, np.tile(raw, rows), validity)
-    physical = {"int": np.int32, "long": np.int64, "double": np.float64, "date": np.int32, "timestamp": np.int64}
+    physical = {"int": np.int32, "long": np.int64, "double": np.float64, "date": np.int32, "timestamp": np.int64,
+                "bool": np.bool_}
     number = 0 if value is None else _physical_number(value, kind)
     return PrimitiveArray.of(np.full(rows, number, dtype=physical[kind]), validity)
 
@@ -156,6 +192,8 @@ def _operand(predicate: Predicate, column: str, value: object, kind: str) -> obj
         return value
     if kind in ("int", "long", "double") and _is_number(value):
         return value
+    if kind == "bool" and isinstance(value, (bool, np.bool_)):
+        return bool(value)
     if kind in ("int", "long") and listed and isinstance(value, str) and _is_int(value):
         return int(value)
     if kind == "date" and isinstance(value, datetime.date) and not isinstance(value, datetime.datetime):

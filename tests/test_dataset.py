@@ -603,3 +603,36 @@ def test_a_partition_key_filtered_but_not_selected_keeps_its_rows_in_a_schema_gi
             assert got.column_names == ["x"]
         with pytest.raises(SchemaError, match="cannot be compared"):
             pc.read_table(tmp_path, columns=["x"], filters=[("k", "==", "a")], **given)
+
+
+@pytest.mark.parametrize(("values", "key_type"), [
+    (["true", "false"], "bool_"), (["1", "1099511627776"], "float64"), (["1", "1099511627776"], "float32"),
+    (["2020-01-01", "2021-02-03"], "timestamp"), (["2020-01-01", "2021-02-03 04:05:06"], "timestamp"),
+    (["1.5", "2"], "float64"), (["3", "__HIVE_DEFAULT_PARTITION__"], "int8"), (["2020-01-01", "x"], "string"),
+])
+def test_a_key_the_schema_types_is_parsed_from_its_folders_text_as_pyarrow(tmp_path, values, key_type):
+    """A partition key typed by a schema given (or a partitioning object) is
+    the folder's text parsed as that type, as pyarrow parses it: "true" is a
+    boolean, "2020-01-01" a timestamp, 1099511627776 a float; these were
+    refused as casts from the type inferred for the folders."""
+    ds = pytest.importorskip("pyarrow.dataset")
+    _partitioned(tmp_path, "k", values)
+    key = pa.timestamp("us") if key_type == "timestamp" else getattr(pa, key_type)()
+    for given in ({"schema": pa.schema([("x", pa.int64()), ("k", key)])},
+                  {"partitioning": ds.partitioning(pa.schema([("k", key)]), flavor="hive")}):
+        expected = pq.read_table(tmp_path, **given)
+        got = pc.read_table(tmp_path, **given).to_arrow()
+        assert got.schema.equals(expected.schema)
+        assert sorted(got.to_pylist(), key=str) == sorted(expected.to_pylist(), key=str)
+
+
+@pytest.mark.parametrize(("values", "key_type"), [(["1.5"], "int32"), (["x"], "float64"), (["2"], "bool_"),
+                                                  (["2020-13-01"], "date32"), (["1"], "timestamp")])
+def test_a_folder_value_that_does_not_parse_as_the_schemas_type_is_refused_as_pyarrow(tmp_path, values, key_type):
+    _partitioned(tmp_path, "k", values)
+    key = pa.timestamp("us") if key_type == "timestamp" else getattr(pa, key_type)()
+    schema = pa.schema([("x", pa.int64()), ("k", key)])
+    with pytest.raises(pa.ArrowInvalid):
+        pq.read_table(tmp_path, schema=schema)
+    with pytest.raises(SchemaError, match=f"partition key 'k': {values[0]!r} is not a"):
+        pc.read_table(tmp_path, schema=schema, filters=[("x", "<", 0)])  # whichever rows are read
