@@ -29,6 +29,7 @@ intact, so they are read).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -100,6 +101,48 @@ def stored_schema(origins: Sequence[ArrowField], metadata: Mapping[str, str]) ->
 
 
 # ---------------------------------------------------------------- Python values
+
+
+def projected_origin(field: Field, origin: ArrowField | None) -> ArrowField | None:
+    """``origin`` cut to the struct fields ``field`` keeps, at any depth: a read
+    of some fields of a struct gives them their stored types, as pyarrow
+    applies the whole stored schema before projecting. The kept fields are
+    matched by name, in order; ``origin`` itself when nothing was cut, or
+    when the names do not match (then :func:`child_origins` pairs none)."""
+    if origin is None or not field.children:
+        return origin
+    if field.kind == STRUCT and origin.type.id == "struct":
+        kept = _kept_by_name([c.name for c in field.children], origin.children)
+        if kept is None:
+            return origin
+        return _with_children(origin, tuple(projected_origin(c, o) for c, o in zip(field.children, kept, strict=True)))
+    paired = child_origins(field, origin)
+    if any(o is None for o in paired):
+        return origin
+    cut = tuple(projected_origin(c, o) for c, o in zip(field.children, paired, strict=True))
+    if field.kind == MAP:  # (a map's stored field holds its key and value in its entries)
+        return _with_children(origin, (_with_children(origin.children[0], cut),))
+    return _with_children(origin, cut)
+
+
+def _with_children(origin: ArrowField, children: tuple[ArrowField | None, ...]) -> ArrowField:
+    """``origin`` with these children: itself when they are its own (the usual case, not copied)."""
+    if len(children) == len(origin.children) and all(a is b for a, b in zip(children, origin.children, strict=True)):
+        return origin
+    return dataclasses.replace(origin, children=children)
+
+
+def _kept_by_name(names: list[str], stored: tuple[ArrowField, ...]) -> list[ArrowField] | None:
+    """The stored fields named ``names``, taken in order (a name may repeat
+    in a struct); None when one is missing."""
+    kept, start = [], 0
+    for name in names:
+        found = next((i for i in range(start, len(stored)) if stored[i].name == name), None)
+        if found is None:
+            return None
+        kept.append(stored[found])
+        start = found + 1
+    return kept
 
 
 def child_origins(field: Field, origin: ArrowField | None) -> tuple[ArrowField | None, ...]:
@@ -336,5 +379,5 @@ def dictionary_array(values: Any, target: Any, pages: list[Any]) -> Any:
     return pa.DictionaryArray.from_arrays(indices, dictionary, ordered=target.ordered)
 
 
-__all__ = ["child_origins", "dictionary_array", "leaf_to_pylist", "pyarrow_fields", "restore_array", "restored_field",
-           "restored_type", "split_metadata", "stored_schema", "with_stored_metadata"]
+__all__ = ["child_origins", "dictionary_array", "leaf_to_pylist", "projected_origin", "pyarrow_fields", "restore_array",
+           "restored_field", "restored_type", "split_metadata", "stored_schema", "with_stored_metadata"]

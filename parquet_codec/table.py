@@ -21,6 +21,7 @@ from parquet_codec.arrow_origin import (
     dictionary_array,
     foreign_extension,
     leaf_to_pylist,
+    projected_origin,
     pyarrow_fields,
     restore_array,
     restored_type,
@@ -194,8 +195,8 @@ class Table:
             raise SchemaError(f"columns have {sorted(lengths)} rows, expected {num_rows}")
         self.schema = schema
         origin, dictionaries = origin or {}, dictionaries or {}
-        self._columns = [Column(f, arrays[f.name], origin.get(f.name), read_options, dictionaries.get(f.name))
-                         for f in fields]
+        self._columns = [Column(f, arrays[f.name], projected_origin(f, origin.get(f.name)), read_options,
+                                dictionaries.get(f.name)) for f in fields]
         self.num_rows = num_rows
         self.metadata: dict[str, str] = dict(metadata or {})
         self.read_options = read_options
@@ -289,11 +290,14 @@ class Table:
         null where any enclosing struct is null (as ``pyarrow.parquet.read_table``
         selects nested fields)."""
         picked: dict[str, tuple[SchemaNode, Array, bool]] = {}
+        origin: dict[str, ArrowField] = {}
         for name in names:
-            node, array, nullable = self._resolve(name)
+            node, array, nullable, stored = self._resolve(name)
             if node.name in picked:
                 raise SchemaError(f"selection names column {node.name!r} twice")
             picked[node.name] = (node, array, nullable)
+            if stored is not None:
+                origin[node.name] = stored
         elements = [self.schema.root.element]
         for node, _, nullable in picked.values():
             subtree = _subtree_elements(node)
@@ -302,20 +306,20 @@ class Table:
             elements.extend(subtree)
         elements[0] = _copy_element(elements[0], num_children=len(picked))
         arrays = {name: array for name, (_, array, _) in picked.items()}
-        stored = self.origin
-        origin = {name: stored[name] for name in names if name in stored}  # (a struct's field has none)
         return Table(Schema.from_elements(elements), arrays, self.num_rows, metadata=self.metadata, origin=origin,
                      read_options=self.read_options, dictionaries=self.dictionaries)
 
-    def _resolve(self, name: str) -> tuple[SchemaNode, Array, bool]:
+    def _resolve(self, name: str) -> tuple[SchemaNode, Array, bool, ArrowField | None]:
+        """The node, array, nullability and stored Arrow field of a column or of
+        a field reached through structs by a dotted name."""
         if name in self.column_names:
             column = self.column(name)
-            return column.field.node, column.array, column.field.nullable
+            return column.field.node, column.array, column.field.nullable, column.origin
         head, *rest = name.split(".")
         if head not in self.column_names or not rest:
             raise SchemaError(f"no column {name!r}; columns are {self.column_names}")
         column = self.column(head)
-        field, array, nullable = column.field, column.array, column.field.nullable
+        field, array, nullable, stored = column.field, column.array, column.field.nullable, column.origin
         for part in rest:
             child = next((c for c in field.children if c.name == part), None) if field.kind == STRUCT else None
             if child is None:
@@ -324,8 +328,9 @@ class Table:
             array = array.children[part]
             if valid is not None:  # a null struct makes its fields null
                 array = _with_validity(array, valid & array.is_valid())
+            stored = child_origins(field, stored)[field.children.index(child)]
             field, nullable = child, nullable or child.nullable
-        return field.node, array, nullable
+        return field.node, array, nullable, stored
 
     def slice(self, offset: int, length: int | None = None) -> Table:
         stop = self.num_rows if length is None else min(self.num_rows, offset + length)
