@@ -36,7 +36,6 @@ from typing import Any
 import numpy as np
 
 from parquet_codec.arrays import Array, PrimitiveArray
-from parquet_codec.arrow_adapter import without_views
 from parquet_codec.arrow_schema import (
     ARROW_SCHEMA_KEY,
     ArrowField,
@@ -301,15 +300,12 @@ def restore_array(array: Any, target: Any) -> Any:
 
     if array.type.equals(target):
         return array
-    cast = _cast(pa, array, target)
-    viewless = without_views(pa, target)
-    if cast is None and not viewless.equals(target):
-        # pyarrow pads null fixed-size lists with take, which has no view kernels
-        through = _cast(pa, array, viewless)
-        cast = None if through is None else _cast(pa, through, target)
+    # pyarrow's cast of a list with null rows to a fixed-size list, at any
+    # depth, reads items past the end of the values (garbage, or a crash):
+    # such arrays are rebuilt here over their children, restored.
+    cast = _rebuilt(pa, array, target) if _holds_fixed_size(pa, target) else _cast(pa, array, target)
     views = pa.types.is_list_view(target) or pa.types.is_large_list_view(target)  # (pyarrow casts no list to one)
-    if cast is None and (views or pa.types.is_list(array.type) and (pa.types.is_large_list(target)
-                                                                    or pa.types.is_fixed_size_list(target))):
+    if cast is None and (views or pa.types.is_list(array.type) and pa.types.is_large_list(target)):
         cast = _relisted(pa, array, target)
     if cast is not None:
         return cast
@@ -320,6 +316,37 @@ def restore_array(array: Any, target: Any) -> Any:
         if storage.type.equals(target.storage_type):
             return pa.ExtensionArray.from_storage(target, storage)
     return array
+
+
+def _holds_fixed_size(pa: Any, typ: Any) -> bool:
+    """Whether ``typ`` is or holds (in an extension's storage too) a fixed-size list."""
+    if isinstance(typ, pa.BaseExtensionType):
+        return _holds_fixed_size(pa, typ.storage_type)
+    if pa.types.is_fixed_size_list(typ):
+        return True
+    return any(_holds_fixed_size(pa, typ.field(i).type) for i in range(typ.num_fields))
+
+
+def _rebuilt(pa: Any, array: Any, target: Any) -> Any | None:
+    """A struct, map or list array as ``target`` over its children restored
+    one by one; None where the shapes differ or a child does not restore."""
+    if isinstance(array, pa.ChunkedArray):
+        chunks = [_rebuilt(pa, chunk, target) for chunk in array.chunks]
+        return None if None in chunks else pa.chunked_array(chunks, target)
+    kinds = pa.types
+    mask = array.is_null() if array.null_count else None
+    try:
+        if kinds.is_struct(target) and kinds.is_struct(array.type) and array.type.num_fields == target.num_fields:
+            children = [restore_array(array.field(i), target.field(i).type) for i in range(target.num_fields)]
+            return pa.StructArray.from_arrays(children, fields=list(target), mask=mask)
+        if kinds.is_map(target) and kinds.is_map(array.type):
+            keys, items = restore_array(array.keys, target.key_type), restore_array(array.items, target.item_type)
+            return pa.MapArray.from_arrays(array.offsets, keys, items, type=target, mask=mask)
+        if kinds.is_list(array.type):
+            return _relisted(pa, array, target)
+    except (pa.ArrowException, ValueError, TypeError):  # a child keeps another type than the target's
+        return None
+    return None
 
 
 def _cast(pa: Any, array: Any, target: Any) -> Any | None:
@@ -334,21 +361,19 @@ def _cast(pa: Any, array: Any, target: Any) -> Any | None:
 
 
 def _relisted(pa: Any, array: Any, target: Any) -> Any | None:
-    """A list array as the large, fixed-size or view list ``target`` over
-    its items (restored); None when its lists are not all of the fixed size."""
+    """A list array as the list, large, fixed-size or view list ``target``
+    over its items (restored); None when its lists are not all of the fixed size."""
     if isinstance(array, pa.ChunkedArray):
         chunks = [_relisted(pa, chunk, target) for chunk in array.chunks]
         return None if None in chunks else pa.chunked_array(chunks, target)
-    values = restore_array(array.values, target.value_type)
     mask = array.is_null() if array.null_count else None
+    if pa.types.is_fixed_size_list(target):
+        return _fixed_size(pa, array, target, mask)
+    values = restore_array(array.values, target.value_type)
     if pa.types.is_large_list(target):
         return pa.LargeListArray.from_arrays(array.offsets.cast(pa.int64()), values, type=target, mask=mask)
-    if pa.types.is_fixed_size_list(target):
-        offsets = np.asarray(array.offsets)
-        if (np.diff(offsets) != target.list_size).any():
-            return None
-        values = values.slice(int(offsets[0]), int(offsets[-1] - offsets[0]))
-        return pa.FixedSizeListArray.from_arrays(values, type=target, mask=mask)
+    if pa.types.is_list(target):
+        return pa.ListArray.from_arrays(array.offsets, values, type=target, mask=mask)
     import pyarrow.compute as compute
 
     offsets = array.offsets
@@ -356,6 +381,24 @@ def _relisted(pa: Any, array: Any, target: Any) -> Any | None:
     sizes = compute.subtract(offsets.slice(1), starts).cast(offsets.type)
     kind = pa.LargeListViewArray if pa.types.is_large_list_view(target) else pa.ListViewArray
     return kind.from_arrays(starts, sizes, values, type=target, mask=mask)
+
+
+def _fixed_size(pa: Any, array: Any, target: Any, mask: Any) -> Any | None:
+    """A list array as the fixed-size list ``target`` (its items restored): a
+    null row stands for ``list_size`` null items whatever its length; None
+    when a valid row has another length."""
+    offsets = np.asarray(array.offsets)
+    size = target.list_size
+    other = np.diff(offsets) != size
+    if not other.any():
+        items = array.values.slice(int(offsets[0]), int(offsets[-1] - offsets[0]))
+    elif mask is None or (other & ~mask.to_numpy(zero_copy_only=False)).any():
+        return None
+    else:  # each row's items in place, a null row's null (taken before restoring: take has no view kernels)
+        slots = offsets[:-1, None] + np.arange(size)
+        slots[other] = 0
+        items = array.values.take(pa.array(slots.reshape(-1), mask=np.repeat(other, size)))
+    return pa.FixedSizeListArray.from_arrays(restore_array(items, target.value_type), type=target, mask=mask)
 
 
 def dictionary_array(values: Any, target: Any, pages: list[Any]) -> Any:
