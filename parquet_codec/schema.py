@@ -262,7 +262,8 @@ class Schema:
 
         Plain groups (structs) keep only the children that lead to a selected
         leaf; a LIST, a MAP or a repeated group is kept whole, because
-        dropping its children could change how its shape resolves.
+        dropping its children could change how its shape resolves (and so
+        is a group in it that leads to no selected leaf).
         """
         paths = [tuple(p) for p in leaf_paths]
         wanted = set(paths)
@@ -284,6 +285,8 @@ class Schema:
                 node.repetition != REPEATED and not node.is_list_annotated and not node.is_map_annotated
             )
             kept = [c for c in node.children if selected[c.index]] if prunable else list(node.children)
+            if not kept and not node.is_root:  # kept by a parent kept whole: as it is (a map's value, say)
+                kept = list(node.children)
             if node.is_root:
                 kept.sort(key=lambda c: order.get(c.name, len(order)))
             element = node.element

@@ -15,6 +15,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from parquet_codec import reader as pc_reader
 from parquet_codec import schema as S
 from parquet_codec.errors import SchemaError
 from parquet_codec.format.ttypes import (
@@ -575,3 +576,21 @@ def test_builder_errors():
         S.primitive("x", "INT32", "sometimes")
     with pytest.raises(SchemaError, match="needs parameters"):
         S.primitive("x", "INT32", logical_type="DECIMAL")
+
+
+def test_projection_of_a_map_key_keeps_its_value_group_whole():
+    """A map is kept whole when one of its leaves is selected: a group value
+    none of whose leaves is selected keeps all its fields, not none (a group
+    of no fields, which no leaf could be read for)."""
+    table = pa.table({"m": pa.array([[(b"k", {"a": 1, "b": "x"})], None],
+                                    pa.map_(pa.binary(), pa.struct([("a", pa.int64()), ("b", pa.string())])))})
+    buf = io.BytesIO()
+    pq.write_table(table, buf)
+    schema = pc_reader.ParquetFile(buf.getvalue()).schema
+    projected = schema.project([("m", "key_value", "key")])
+    assert [leaf.dotted_path for leaf in projected.leaves] == [leaf.dotted_path for leaf in schema.leaves]
+    # a selected leaf of the value still prunes it
+    assert [leaf.dotted_path for leaf in schema.project([("m", "key_value", "value", "b")]).leaves] == [
+        "m.key_value.key", "m.key_value.value.b"]
+    got = pc_reader.ParquetFile(buf.getvalue()).read(columns=["m.key_value.key"])
+    assert got.to_pylist() == table.to_pylist()
