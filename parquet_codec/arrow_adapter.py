@@ -323,27 +323,33 @@ def _take_items(pa: Any, array: Any, indices: np.ndarray) -> Any:
 def without_views(pa: Any, typ: Any) -> Any:
     """``typ`` with its string and binary views, at any depth of lists,
     structs and maps, as large strings and binaries."""
+    def unviewed(leaf: Any) -> Any:
+        if pa.types.is_string_view(leaf):
+            return pa.large_string()
+        return pa.large_binary() if pa.types.is_binary_view(leaf) else leaf
+
+    return map_leaves(pa, typ, unviewed)
+
+
+def map_leaves(pa: Any, typ: Any, leaf: Callable[[Any], Any]) -> Any:
+    """``typ`` with ``leaf`` applied to each type in it, at any depth of lists,
+    structs and maps, that is none of those."""
     t = pa.types
-    if t.is_string_view(typ):
-        return pa.large_string()
-    if t.is_binary_view(typ):
-        return pa.large_binary()
+
+    def field(f: Any) -> Any:
+        return f.with_type(map_leaves(pa, f.type, leaf))
+
     if t.is_struct(typ):
-        return pa.struct([_field_without_views(pa, typ.field(i)) for i in range(typ.num_fields)])
+        return pa.struct([field(typ.field(i)) for i in range(typ.num_fields)])
     if t.is_map(typ):
-        key, item = (_field_without_views(pa, f) for f in (typ.key_field, typ.item_field))
-        return pa.map_(key, item, keys_sorted=typ.keys_sorted)
+        return pa.map_(field(typ.key_field), field(typ.item_field), keys_sorted=typ.keys_sorted)
     if t.is_fixed_size_list(typ):
-        return pa.list_(_field_without_views(pa, typ.value_field), typ.list_size)
+        return pa.list_(field(typ.value_field), typ.list_size)
     for is_kind, kind in ((t.is_list, pa.list_), (t.is_large_list, pa.large_list), (t.is_list_view, pa.list_view),
                           (t.is_large_list_view, pa.large_list_view)):
         if is_kind(typ):
-            return kind(_field_without_views(pa, typ.value_field))
-    return typ
-
-
-def _field_without_views(pa: Any, field: Any) -> Any:
-    return field.with_type(without_views(pa, field.type))
+            return kind(field(typ.value_field))
+    return leaf(typ)
 
 
 def _leaf_info(pa: Any, typ: Any) -> LogicalInfo:
@@ -519,5 +525,6 @@ __all__ = [
     "nested_to_arrow",
     "field_from_arrow",
     "from_arrow",
+    "map_leaves",
     "without_views",
 ]

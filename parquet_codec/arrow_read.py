@@ -36,6 +36,8 @@ class ArrowReadOptions:
     binary_type: Any = None
     list_type: Any = None
     extensions: bool = True
+    #: The binary_type stored dictionaries of strings and binaries read as instead (see with_stored_schema).
+    dictionaries_as: Any = None
 
     @classmethod
     def of(cls, *, coerce_int96_timestamp_unit: str | None = None, read_dictionary: Iterable[str] | None = None,
@@ -50,9 +52,14 @@ class ArrowReadOptions:
         return cls(unit, frozenset(read_dictionary or ()), binary_type, list_type, bool(arrow_extensions_enabled))
 
     def with_stored_schema(self) -> ArrowReadOptions:
-        """The options that still apply to a file that stores its Arrow schema."""
-        dictionary = self.read_dictionary if self._dictionaries_allowed() else frozenset()
-        return replace(self, read_dictionary=dictionary, binary_type=None, list_type=None, extensions=True)
+        """The options that still apply to a file that stores its Arrow schema:
+        a large or view ``binary_type`` only keeps its dictionaries (stored or
+        asked for) from being read as such, since pyarrow makes dictionaries
+        of plain strings and binaries only."""
+        if self._dictionaries_allowed():
+            return replace(self, binary_type=None, list_type=None, extensions=True)
+        return replace(self, read_dictionary=frozenset(), binary_type=None, list_type=None, extensions=True,
+                       dictionaries_as=self.binary_type)
 
     def _dictionaries_allowed(self) -> bool:
         """pyarrow reads no dictionaries when binaries are to be large or views."""
@@ -111,6 +118,26 @@ def _leaf_type(pa: Any, typ: Any, field: Field, options: ArrowReadOptions) -> An
     return typ
 
 
+def undictionaried(typ: Any, options: ArrowReadOptions) -> Any:
+    """``typ`` (a column's type, its stored Arrow type applied) with its
+    dictionaries of strings and binaries as ``options.dictionaries_as`` (its
+    string type for strings), when the options have one."""
+    binary_type = options.dictionaries_as
+    if binary_type is None:
+        return typ
+    import pyarrow as pa
+
+    from parquet_codec.arrow_adapter import map_leaves
+
+    def plain(leaf: Any) -> Any:
+        values = leaf.value_type if pa.types.is_dictionary(leaf) else None
+        if values is not None and (pa.types.is_string(values) or pa.types.is_large_string(values)):
+            return _string_type(pa, binary_type)
+        return binary_type if values is not None and _is_binary_like(pa, values) else leaf
+
+    return map_leaves(pa, typ, plain)
+
+
 def _string_type(pa: Any, binary_type: Any) -> Any:
     if pa.types.is_large_binary(binary_type):
         return pa.large_string()
@@ -125,4 +152,4 @@ def _is_binary_like(pa: Any, typ: Any) -> bool:
         or t.is_string_view(typ) or t.is_binary_view(typ)
 
 
-__all__ = ["DEFAULT", "INT96_UNITS", "ArrowReadOptions", "read_type"]
+__all__ = ["DEFAULT", "INT96_UNITS", "ArrowReadOptions", "read_type", "undictionaried"]

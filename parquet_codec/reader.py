@@ -149,9 +149,10 @@ class ParquetFile:
         values first, in their order. (Only this column's stored type is decoded.)"""
         if len(leaf.path) != 1:
             return False
-        name, origin = leaf.path[0], self._arrow[1]
+        name, origin, options = leaf.path[0], self._arrow[1], self._table_options
         stored = origin.get(name) if origin else None
-        return (stored is not None and stored.dictionary is not None) or name in self._table_options.read_dictionary
+        stored_dictionary = stored is not None and stored.dictionary is not None and options.dictionaries_as is None
+        return stored_dictionary or name in options.read_dictionary
 
     @property
     def num_row_groups(self) -> int:

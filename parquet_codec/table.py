@@ -28,7 +28,7 @@ from parquet_codec.arrow_origin import (
     with_stored_metadata,
 )
 from parquet_codec.arrow_read import DEFAULT as DEFAULT_READ
-from parquet_codec.arrow_read import ArrowReadOptions, read_type
+from parquet_codec.arrow_read import ArrowReadOptions, read_type, undictionaried
 from parquet_codec.arrow_schema import ArrowField
 from parquet_codec.errors import ParquetError, SchemaError, UnsupportedError
 from parquet_codec.format.ttypes import SchemaElement
@@ -98,7 +98,7 @@ class Column:
             raise
         target = read_type(array.type, self.field, self.options)  # the reading options first, as pyarrow
         if origin is not None:
-            target = restored_type(target, origin.type)
+            target = undictionaried(restored_type(target, origin.type), self.options)
         if self.dictionaries and _is_dictionary(target):
             pages = [array_to_arrow(self.field, d, self.options.int96_unit) for d in self.dictionaries]
             return dictionary_array(array, target, pages)

@@ -170,3 +170,25 @@ def test_dictionaries_list_the_dictionary_page_first() -> None:
     got = pc.read_table(io.BytesIO(raw), read_dictionary=["s"]).to_arrow().column("s").combine_chunks()
     expected = pq.read_table(io.BytesIO(raw), read_dictionary=["s"]).column("s").combine_chunks()
     assert got.dictionary.to_pylist() == expected.dictionary.to_pylist() and got.to_pylist() == strings
+
+
+STORED_DICTIONARIES = pa.table({
+    "d": pa.array(["a", "b", "a", None] * 3).dictionary_encode(),
+    "db": pa.array([b"a", b"b", None, b"a"] * 3).dictionary_encode(),
+    "ld": pa.array([["a"], None, ["b", "a"]] * 4, pa.list_(pa.dictionary(pa.int8(), pa.string()))),
+    "s": ["x", "y", None, "z"] * 3,
+})
+
+
+@pytest.mark.parametrize("binary_type", [pa.large_binary(), pa.binary_view()])
+def test_a_large_or_view_binary_type_reads_stored_dictionaries_plain(binary_type: object) -> None:
+    """With a large or view binary_type, a stored dictionary of strings or
+    binaries reads as that type (its string type for strings), as pyarrow,
+    which makes dictionaries of plain strings and binaries only; its batches
+    then join row groups, as other columns' do."""
+    raw = _file(STORED_DICTIONARIES, row_group_size=5)
+    expected = pq.ParquetFile(io.BytesIO(raw), binary_type=binary_type)
+    ours = pc.ParquetFile(io.BytesIO(raw), binary_type=binary_type)
+    assert ours.read().to_arrow().schema.equals(expected.read().schema)
+    assert ours.read().to_pylist() == expected.read().to_pylist()
+    assert [b.num_rows for b in ours.iter_batches(4)] == [b.num_rows for b in expected.iter_batches(4)]
