@@ -69,6 +69,13 @@ class ArrowReadOptions:
 
         return pa.types.is_binary(self.binary_type)
 
+    def reads_dictionary(self, path: str, kind: str) -> bool:
+        """Whether a leaf (dotted ``path``, LogicalInfo ``kind``) is asked for
+        by ``read_dictionary`` and holds strings or binaries, the values
+        pyarrow makes dictionaries of (JSON too, read as strings without extensions)."""
+        binary = kind in ("string", "binary", "enum", "bson") or (kind == "json" and not self.extensions)
+        return binary and path in self.read_dictionary
+
     @property
     def shapes_types(self) -> bool:
         return bool(self.read_dictionary) or self.binary_type is not None or self.list_type is not None \

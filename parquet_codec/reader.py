@@ -152,7 +152,7 @@ class ParquetFile:
         name, origin, options = leaf.path[0], self._arrow[1], self._table_options
         stored = origin.get(name) if origin else None
         stored_dictionary = stored is not None and stored.dictionary is not None and options.dictionaries_as is None
-        return stored_dictionary or name in options.read_dictionary
+        return stored_dictionary or options.reads_dictionary(name, logical_info(leaf.element).kind)
 
     @property
     def num_row_groups(self) -> int:
