@@ -72,9 +72,10 @@ class ArrowReadOptions:
     def reads_dictionary(self, path: str, kind: str) -> bool:
         """Whether a leaf (dotted ``path``, LogicalInfo ``kind``) is asked for
         by ``read_dictionary`` and holds strings or binaries, the values
-        pyarrow makes dictionaries of (JSON too, read as strings without extensions)."""
+        pyarrow makes dictionaries of (JSON too, read as strings without
+        extensions), and ``binary_type`` is neither large nor a view."""
         binary = kind in ("string", "binary", "enum", "bson") or (kind == "json" and not self.extensions)
-        return binary and path in self.read_dictionary
+        return binary and path in self.read_dictionary and self._dictionaries_allowed()
 
     @property
     def shapes_types(self) -> bool:

@@ -195,12 +195,13 @@ def test_a_large_or_view_binary_type_reads_stored_dictionaries_plain(binary_type
 
 
 def test_read_dictionary_of_other_than_strings_keeps_batches_across_row_groups() -> None:
-    """A column named in read_dictionary that holds no strings or binaries
-    reads as itself, and its batches join row groups, as pyarrow's."""
+    """A column named in read_dictionary that holds no strings or binaries (or
+    is read as a large binary) reads as itself, and its batches join row
+    groups, as pyarrow's."""
     raw = _file(pa.table({"i": list(range(12)), "f": pa.array([b"ab"] * 12, pa.binary(2)), "s": ["x"] * 12}),
-                row_group_size=5)
-    for names in (["i"], ["i", "f"], ["s"]):
-        expected = pq.ParquetFile(io.BytesIO(raw), read_dictionary=names)
-        ours = pc.ParquetFile(io.BytesIO(raw), read_dictionary=names)
+                row_group_size=5, store_schema=False)
+    for names, binary_type in ((["i"], None), (["i", "f"], None), (["s"], None), (["s"], pa.large_binary())):
+        expected = pq.ParquetFile(io.BytesIO(raw), read_dictionary=names, binary_type=binary_type)
+        ours = pc.ParquetFile(io.BytesIO(raw), read_dictionary=names, binary_type=binary_type)
         assert [b.num_rows for b in ours.iter_batches(4)] == [b.num_rows for b in expected.iter_batches(4)]
         assert ours.read().to_arrow().schema.equals(expected.read().schema)
