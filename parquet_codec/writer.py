@@ -116,6 +116,8 @@ class ParquetWriter:
             from parquet_codec.convert import to_table
 
             arrow_template = to_table(schema.empty_table())
+            if element_names is None:  # non-compliant lists keep the names of the schema's list fields
+                element_names = arrow_element_names(schema)
             self._arrow_schema, schema = schema, arrow_template.schema
         if not isinstance(schema, Schema):
             raise SchemaError(f"schema must be a parquet_codec or pyarrow Schema, got {type(schema).__name__}")

@@ -75,17 +75,19 @@ def spark_field_names(schema: Schema) -> Schema:
 
 
 def arrow_element_names(table: Any) -> dict[Path, str]:
-    """The Arrow value-field names of a pyarrow Table's lists, keyed by the
-    compliant path of the element they name (``("a", "list", "element")``);
-    empty for anything that is not a pyarrow Table or RecordBatch."""
+    """The Arrow value-field names of the lists of a pyarrow Table, RecordBatch
+    or Schema, keyed by the compliant path of the element they name
+    (``("a", "list", "element")``); empty for anything else."""
     try:
         import pyarrow as pa
     except ImportError:
         return {}
-    if not isinstance(table, (pa.Table, pa.RecordBatch)):
+    if isinstance(table, (pa.Table, pa.RecordBatch)):
+        table = table.schema
+    if not isinstance(table, pa.Schema):
         return {}
     out: dict[Path, str] = {}
-    stack: list[tuple[Path, Any]] = [((f.name,), f.type) for f in table.schema]
+    stack: list[tuple[Path, Any]] = [((f.name,), f.type) for f in table]
     while stack:
         path, typ = stack.pop()
         if isinstance(typ, pa.DictionaryType):

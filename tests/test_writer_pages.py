@@ -314,6 +314,18 @@ def test_non_compliant_column_paths(tmp_path: Path) -> None:
     assert _encodings(ours) == {"l.list.item": ("BYTE_STREAM_SPLIT", "RLE")}
 
 
+def test_non_compliant_parquet_writer_of_an_arrow_schema(tmp_path: Path) -> None:
+    """A ParquetWriter made from a pyarrow schema names the elements as that
+    schema's list fields, as pyarrow's ParquetWriter does (not ``item``)."""
+    table = _nested()
+    for name, writer in (("ours", pc.ParquetWriter), ("theirs", pq.ParquetWriter)):
+        with writer(tmp_path / f"{name}.parquet", table.schema, use_compliant_nested_type=False) as w:
+            w.write_table(table)
+    ours, theirs = (pc.ParquetFile(tmp_path / f"{n}.parquet").schema.to_elements() for n in ("ours", "theirs"))
+    assert [e.name for e in ours] == [e.name for e in theirs]
+    assert pq.read_table(tmp_path / "ours.parquet").equals(table)
+
+
 def test_non_compliant_writer_of_our_tables(tmp_path: Path) -> None:
     """Tables that never were Arrow get Arrow's default element name."""
     path = tmp_path / "x.parquet"
