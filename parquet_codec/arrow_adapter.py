@@ -23,6 +23,7 @@ dictionaries decoded, durations as plain INT64).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -388,12 +389,25 @@ def _leaf_info(pa: Any, typ: Any) -> LogicalInfo:
     raise UnsupportedError(f"Arrow type {typ} has no Parquet equivalent here")
 
 
+_FIELD_ID = re.compile(rb"-?[0-9]+")
+
+
+def _field_id(metadata: Any) -> int | None:
+    """The field id a PARQUET:field_id entry gives, as pyarrow reads it: a
+    decimal int32 of at least 0 (pyarrow's -1 and any other negative mean
+    none); anything else (out of range, not a number) is no field id either."""
+    raw = (metadata or {}).get(b"PARQUET:field_id")
+    if raw is None or _FIELD_ID.fullmatch(raw) is None:
+        return None
+    value = int(raw)
+    return value if 0 <= value < 2 ** 31 else None
+
+
 def field_from_arrow(field: Any) -> ArrowField:
     """Describe a ``pyarrow.Field`` (after the recasts :func:`from_arrow` applies)."""
     pa = _pa()
     typ = _normalized_type(pa, field.type)
-    raw_id = (field.metadata or {}).get(b"PARQUET:field_id")
-    base = {"name": field.name, "nullable": field.nullable, "field_id": int(raw_id) if raw_id else None}
+    base = {"name": field.name, "nullable": field.nullable, "field_id": _field_id(field.metadata)}
     if pa.types.is_struct(typ):
         kids = tuple(field_from_arrow(typ.field(i)) for i in range(typ.num_fields))
         return ArrowField(layout="struct", children=kids, **base)

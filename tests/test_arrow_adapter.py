@@ -366,6 +366,22 @@ def test_from_arrow_chunked_and_field_description():
     assert not described.children[0].nullable
 
 
+@pytest.mark.parametrize("raw", [b"0", b"07", b"2147483647", b"-1", b"-5", b"2147483648", b"abc", b"", b" 7",
+                                 b"+3", b"7 ", b"1.0", "\u0667".encode()])
+def test_field_id_metadata_read_as_pyarrow_writes_it(raw):
+    """PARQUET:field_id is the field id only when it is a decimal int32 of at
+    least 0; pyarrow writes no field id for anything else (negative, out of
+    range, not a number), where this raised or wrote the negative id."""
+    pq = pytest.importorskip("pyarrow.parquet")
+    field = pa.field("a", pa.int64(), metadata={b"PARQUET:field_id": raw})
+    sink = io.BytesIO()
+    pq.write_table(pa.table({"a": pa.array([1], pa.int64())}, schema=pa.schema([field])), sink, store_schema=False)
+    from parquet_codec.reader import ParquetFile
+
+    expected = ParquetFile(sink.getvalue()).schema.leaves[0].field_id  # pyarrow's, as written
+    assert field_from_arrow(field).field_id == expected
+
+
 @pytest.mark.parametrize(
     "array",
     [
