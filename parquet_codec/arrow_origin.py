@@ -293,9 +293,10 @@ def _restored_nested(pa: Any, inferred: Any, origin: Any) -> Any | None:
     return None
 
 
-def restore_array(array: Any, target: Any) -> Any:
+def restore_array(array: Any, target: Any, vacant: np.ndarray | None = None) -> Any:
     """``array`` cast to the restored type; unchanged where pyarrow cannot cast
-    (e.g. a list whose lengths differ from the stored fixed size)."""
+    (e.g. a list whose lengths differ from the stored fixed size). ``vacant``:
+    the rows under a null struct, whose values the file does not hold."""
     import pyarrow as pa
 
     if array.type.equals(target):
@@ -303,10 +304,10 @@ def restore_array(array: Any, target: Any) -> Any:
     # pyarrow's cast of a list with null rows to a fixed-size list, at any
     # depth, reads items past the end of the values (garbage, or a crash):
     # such arrays are rebuilt here over their children, restored.
-    cast = _rebuilt(pa, array, target) if _holds_fixed_size(pa, target) else _cast(pa, array, target)
+    cast = _rebuilt(pa, array, target, vacant) if _holds_fixed_size(pa, target) else _cast(pa, array, target)
     views = pa.types.is_list_view(target) or pa.types.is_large_list_view(target)  # (pyarrow casts no list to one)
     if cast is None and (views or pa.types.is_list(array.type) and pa.types.is_large_list(target)):
-        cast = _relisted(pa, array, target)
+        cast = _relisted(pa, array, target, vacant)
     if cast is not None:
         return cast
     if isinstance(target, pa.BaseExtensionType):
@@ -327,7 +328,7 @@ def _holds_fixed_size(pa: Any, typ: Any) -> bool:
     return any(_holds_fixed_size(pa, typ.field(i).type) for i in range(typ.num_fields))
 
 
-def _rebuilt(pa: Any, array: Any, target: Any) -> Any | None:
+def _rebuilt(pa: Any, array: Any, target: Any, vacant: np.ndarray | None = None) -> Any | None:
     """A struct, map or list array as ``target`` over its children restored
     one by one; None where the shapes differ or a child does not restore."""
     if isinstance(array, pa.ChunkedArray):
@@ -337,13 +338,16 @@ def _rebuilt(pa: Any, array: Any, target: Any) -> Any | None:
     mask = array.is_null() if array.null_count else None
     try:
         if kinds.is_struct(target) and kinds.is_struct(array.type) and array.type.num_fields == target.num_fields:
-            children = [restore_array(array.field(i), target.field(i).type) for i in range(target.num_fields)]
+            # A null struct's children hold nothing in the file (a required
+            # fixed-size list there is empty): their rows are vacant too.
+            below = _vacant_below(vacant, mask)
+            children = [restore_array(array.field(i), target.field(i).type, below) for i in range(target.num_fields)]
             return pa.StructArray.from_arrays(children, fields=list(target), mask=mask)
         if kinds.is_map(target) and kinds.is_map(array.type):
             keys, items = restore_array(array.keys, target.key_type), restore_array(array.items, target.item_type)
             return pa.MapArray.from_arrays(array.offsets, keys, items, type=target, mask=mask)
         if kinds.is_list(array.type):
-            return _relisted(pa, array, target)
+            return _relisted(pa, array, target, vacant)
     except (pa.ArrowException, ValueError, TypeError):  # a child keeps another type than the target's
         return None
     return None
@@ -360,16 +364,19 @@ def _cast(pa: Any, array: Any, target: Any) -> Any | None:
     return cast
 
 
-def _relisted(pa: Any, array: Any, target: Any) -> Any | None:
+def _relisted(pa: Any, array: Any, target: Any, vacant: np.ndarray | None = None) -> Any | None:
     """A list array as the list, large, fixed-size or view list ``target``
-    over its items (restored); None when its lists are not all of the fixed size."""
+    over its items (restored); None when its lists are not all of the fixed
+    size (but for ``vacant`` rows), or its items do not restore."""
     if isinstance(array, pa.ChunkedArray):
         chunks = [_relisted(pa, chunk, target) for chunk in array.chunks]
         return None if None in chunks else pa.chunked_array(chunks, target)
     mask = array.is_null() if array.null_count else None
     if pa.types.is_fixed_size_list(target):
-        return _fixed_size(pa, array, target, mask)
+        return _fixed_size(pa, array, target, mask, vacant)
     values = restore_array(array.values, target.value_type)
+    if not values.type.equals(target.value_type):
+        return None
     if pa.types.is_large_list(target):
         return pa.LargeListArray.from_arrays(array.offsets.cast(pa.int64()), values, type=target, mask=mask)
     if pa.types.is_list(target):
@@ -383,22 +390,32 @@ def _relisted(pa: Any, array: Any, target: Any) -> Any | None:
     return kind.from_arrays(starts, sizes, values, type=target, mask=mask)
 
 
-def _fixed_size(pa: Any, array: Any, target: Any, mask: Any) -> Any | None:
+def _fixed_size(pa: Any, array: Any, target: Any, mask: Any, vacant: np.ndarray | None = None) -> Any | None:
     """A list array as the fixed-size list ``target`` (its items restored): a
-    null row stands for ``list_size`` null items whatever its length; None
-    when a valid row has another length."""
+    null or ``vacant`` row stands for ``list_size`` null items whatever its
+    length; None when another row has another length."""
     offsets = np.asarray(array.offsets)
     size = target.list_size
     other = np.diff(offsets) != size
+    free = _vacant_below(vacant, mask)
     if not other.any():
         items = array.values.slice(int(offsets[0]), int(offsets[-1] - offsets[0]))
-    elif mask is None or (other & ~mask.to_numpy(zero_copy_only=False)).any():
+    elif free is None or (other & ~free).any():
         return None
     else:  # each row's items in place, a null row's null (taken before restoring: take has no view kernels)
         slots = offsets[:-1, None] + np.arange(size)
         slots[other] = 0
         items = array.values.take(pa.array(slots.reshape(-1), mask=np.repeat(other, size)))
     return pa.FixedSizeListArray.from_arrays(restore_array(items, target.value_type), type=target, mask=mask)
+
+
+def _vacant_below(vacant: np.ndarray | None, mask: Any) -> np.ndarray | None:
+    """The rows vacant under an array: those above it (``vacant``) and its
+    own null rows (``mask``, a pyarrow boolean array); None for none."""
+    if mask is None:
+        return vacant
+    nulls = mask.to_numpy(zero_copy_only=False)
+    return nulls if vacant is None else nulls | vacant
 
 
 def dictionary_array(values: Any, target: Any, pages: list[Any]) -> Any:
