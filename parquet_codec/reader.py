@@ -272,34 +272,29 @@ class ParquetFile:
             tables: Iterable[Table] = Scanner(self, self._projection(columns), filters).tables(indices)
         else:
             tables = (self.read_row_group(index, columns) for index in indices)
-        # Batches cut the rows into runs of ``batch_size``. As pyarrow's, a batch
-        # holding a column read as an Arrow dictionary is cut where a row group
-        # ends (their dictionaries differ); others join the row groups' rows.
-        joins = not any(self._keeps_dictionary(leaf) for leaf in self._projection(columns).leaves)
-        carried: Table | None = None  # the open batch's rows so far, when batches join
+        # Batches cut the rows into runs of ``batch_size``, joining row groups.
+        # As pyarrow's, a batch holding a column read as an Arrow dictionary is
+        # also cut where a row group with a dictionary page of its own starts
+        # (the rows before hold the previous dictionary's indices).
+        carried: Table | None = None  # the open batch's rows since its last cut
         window = 0  # rows of the open batch so far
         for table in tables:
-            start = 0
-            if window:
-                start = min(batch_size - window, table.num_rows)
+            start = min(batch_size - window, table.num_rows) if window else 0
+            if start:
+                if carried is not None and table.dictionaries:
+                    yield carried
+                    carried = None
+                carried = _copied(table.slice(0, start), carried)
                 window += start
-                if joins:
-                    carried = Table.concat([carried, table.slice(0, start)])
-                elif start:
-                    yield table.slice(0, start)
                 if window == batch_size:
-                    if carried is not None:
-                        yield carried
+                    yield carried
                     carried, window = None, 0
             for first in range(start, table.num_rows, batch_size):
                 if table.num_rows - first >= batch_size:
                     yield table.slice(first, batch_size)
                     continue
                 window = table.num_rows - first
-                if joins:  # concat copies: a slice would hold the whole row group
-                    carried = Table.concat([table.slice(first), table.slice(0, 0)])
-                else:
-                    yield table.slice(first)
+                carried = _copied(table.slice(first))
         if carried is not None:
             yield carried
 
@@ -570,6 +565,12 @@ def arrow_schema(footer: FileMetadata) -> Any:
 def _empty(field: Any) -> Array:
     """A zero-row array of ``field``'s shape."""
     return assemble(field, {node.path: empty_leaf(node) for node in field.leaf_nodes()}, num_rows=0)
+
+
+def _copied(rows: Table, before: Table | None = None) -> Table:
+    """``rows`` after ``before`` (if any) in a table of their own: concat
+    copies, where a slice would hold its whole row group."""
+    return Table.concat([rows.slice(0, 0) if before is None else before, rows])
 
 
 def read_table(source: Source, columns: Sequence[str] | None = None, filters: object = None, *,

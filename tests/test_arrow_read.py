@@ -205,3 +205,19 @@ def test_read_dictionary_of_other_than_strings_keeps_batches_across_row_groups()
         ours = pc.ParquetFile(io.BytesIO(raw), read_dictionary=names, binary_type=binary_type)
         assert [b.num_rows for b in ours.iter_batches(4)] == [b.num_rows for b in expected.iter_batches(4)]
         assert ours.read().to_arrow().schema.equals(expected.read().schema)
+
+
+@pytest.mark.parametrize("use_dictionary", [False, True])
+def test_read_dictionary_batches_are_cut_where_a_dictionary_page_starts(use_dictionary: bool) -> None:
+    """A column read as an Arrow dictionary cuts a batch where a row group
+    with a dictionary page of its own starts, as pyarrow's; chunks written
+    without one (plain, or dictionary fallback) have their values joined in
+    one batch."""
+    table = pa.table({"s": ["x", None, "y", "x", "z", "w", "x"], "i": list(range(7))})
+    raw = _file(table, row_group_size=2, use_dictionary=use_dictionary)
+    expected = list(pq.ParquetFile(io.BytesIO(raw), read_dictionary=["s"]).iter_batches(3))
+    got = list(pc.ParquetFile(io.BytesIO(raw), read_dictionary=["s"]).iter_batches(3))
+    assert [b.num_rows for b in got] == [b.num_rows for b in expected]
+    for ours, theirs in zip(got, expected, strict=True):
+        # (pyarrow's dictionaries of plain chunks also keep values of earlier batches: not compared)
+        assert ours.to_arrow().schema == theirs.schema and ours.to_pylist() == theirs.to_pylist()
