@@ -23,6 +23,7 @@ from parquet_codec.arrow_origin import split_metadata
 from parquet_codec.arrow_read import DEFAULT as DEFAULT_READ
 from parquet_codec.arrow_read import ArrowReadOptions
 from parquet_codec.arrow_schema import ArrowField
+from parquet_codec.batches import record_batches
 from parquet_codec.bloom import Sbbf, read_bloom_filter
 from parquet_codec.column import (
     LEGACY_DICTIONARY_PADDING,
@@ -272,31 +273,7 @@ class ParquetFile:
             tables: Iterable[Table] = Scanner(self, self._projection(columns), filters).tables(indices)
         else:
             tables = (self.read_row_group(index, columns) for index in indices)
-        # Batches cut the rows into runs of ``batch_size``, joining row groups.
-        # As pyarrow's, a batch holding a column read as an Arrow dictionary is
-        # also cut where a row group with a dictionary page of its own starts
-        # (the rows before hold the previous dictionary's indices).
-        carried: Table | None = None  # the open batch's rows since its last cut
-        window = 0  # rows of the open batch so far
-        for table in tables:
-            start = min(batch_size - window, table.num_rows) if window else 0
-            if start:
-                if carried is not None and table.dictionaries:
-                    yield carried
-                    carried = None
-                carried = _copied(table.slice(0, start), carried)
-                window += start
-                if window == batch_size:
-                    yield carried
-                    carried, window = None, 0
-            for first in range(start, table.num_rows, batch_size):
-                if table.num_rows - first >= batch_size:
-                    yield table.slice(first, batch_size)
-                    continue
-                window = table.num_rows - first
-                carried = _copied(table.slice(first))
-        if carried is not None:
-            yield carried
+        yield from record_batches(tables, batch_size)
 
     def plan(self, filters: object, columns: Sequence[str] | None = None) -> ReadPlan:
         """What ``read(columns, filters=filters)`` would fetch, and why: row groups kept
@@ -565,12 +542,6 @@ def arrow_schema(footer: FileMetadata) -> Any:
 def _empty(field: Any) -> Array:
     """A zero-row array of ``field``'s shape."""
     return assemble(field, {node.path: empty_leaf(node) for node in field.leaf_nodes()}, num_rows=0)
-
-
-def _copied(rows: Table, before: Table | None = None) -> Table:
-    """``rows`` after ``before`` (if any) in a table of their own: concat
-    copies, where a slice would hold its whole row group."""
-    return Table.concat([rows.slice(0, 0) if before is None else before, rows])
 
 
 def read_table(source: Source, columns: Sequence[str] | None = None, filters: object = None, *,
