@@ -29,7 +29,7 @@ from parquet_codec.format.ttypes import FieldRepetitionType, SchemaElement
 from parquet_codec.format.ttypes import Type as T
 from parquet_codec.io import Source
 from parquet_codec.nested import LIST, MAP, PRIMITIVE, STRUCT, Field
-from parquet_codec.predicate import Filter, bind, with_duration_units
+from parquet_codec.predicate import Filter, bind, with_duration_units, with_timestamp_dates
 from parquet_codec.reader import ParquetFile, read_open
 from parquet_codec.scan import duration_units
 from parquet_codec.schema import Schema
@@ -101,7 +101,8 @@ def check_predicates(filt: Filter | None, template: Table) -> None:
     column cannot be compared with (a time span with a duration column
     compares, as in a file's filter)."""
     if filt is not None:
-        bind(with_duration_units(filt, duration_units(template.origin, filt.columns)), template.schema)
+        spans = with_duration_units(filt, duration_units(template.origin, filt.columns))
+        bind(with_timestamp_dates(spans, template.schema), template.schema)
 
 
 def read_file(path: Source, template: Table, columns: Sequence[str] | None, filt: Filter | None,

@@ -208,6 +208,37 @@ def _in_unit(predicate: Predicate, unit: str | None) -> Predicate:
     return Predicate(predicate.column, IN if predicate.op == EQ else IS_NOT_NULL, () if predicate.op == EQ else None)
 
 
+def with_timestamp_dates(filt: Filter, schema: Schema) -> Filter:
+    """``filt`` with the dates (``datetime.date``, not datetimes) compared with
+    timestamp and INT96 columns given as their midnight, as pyarrow casts a
+    date to a timestamp: UTC midnight on a UTC-adjusted column (an aware
+    datetime, which is what such a column compares with). A column not in
+    ``schema`` is left for :func:`bind` to report."""
+    zones = {}
+    for name in filt.columns:
+        try:
+            info = logical_info(schema.leaf(name).element)
+        except SchemaError:
+            continue
+        if info.kind in ("timestamp", "int96"):
+            zones[name] = _dt.timezone.utc if info.kind == "timestamp" and info.utc else None
+    if not zones:
+        return filt
+    return Filter(tuple(tuple(_dates_as_midnight(p, zones[p.column]) if p.column in zones else p for p in clause)
+                        for clause in filt.clauses))
+
+
+def _dates_as_midnight(predicate: Predicate, zone: _dt.tzinfo | None) -> Predicate:
+    def midnight(value: object) -> object:
+        if isinstance(value, _dt.date) and not isinstance(value, _dt.datetime):
+            return _dt.datetime.combine(value, _dt.time(), tzinfo=zone)
+        return value
+
+    if predicate.op in (IN, NOT_IN):
+        return Predicate(predicate.column, predicate.op, tuple(map(midnight, predicate.value)))
+    return Predicate(predicate.column, predicate.op, midnight(predicate.value))
+
+
 # ---------------------------------------------------------------- binding to a schema
 
 
@@ -526,5 +557,5 @@ def page_index_rows(predicate: Predicate, ref: ColumnRef, column_index: ColumnIn
 __all__ = [
     "COMPARISONS", "ColumnRef", "Filter", "Predicate", "bind", "bloom_might_match", "bounds_match", "cached",
     "chunk_bounds", "literal_key", "literal_keys", "page_index_rows", "parse_filters", "set_literal_keys",
-    "set_values", "statistics_might_match", "trust_bounds", "uses_bloom_filter",
+    "set_values", "statistics_might_match", "trust_bounds", "uses_bloom_filter", "with_timestamp_dates",
 ]

@@ -43,6 +43,7 @@ from parquet_codec.predicate import (
     statistics_might_match,
     uses_bloom_filter,
     with_duration_units,
+    with_timestamp_dates,
 )
 from parquet_codec.row_filter import rows_match, take_rows
 from parquet_codec.schema import Schema, SchemaNode
@@ -146,7 +147,8 @@ class Scanner:
         filt = parse_filters(filters)
         if filt is None:
             raise ValueError("a filtered read needs filters")
-        self.filter = filt = with_duration_units(filt, duration_units(pf._arrow[1], filt.columns))
+        filt = with_duration_units(filt, duration_units(pf._arrow[1], filt.columns))
+        self.filter = filt = with_timestamp_dates(filt, pf.schema)
         self.refs = bind(filt, pf.schema)
         schema = pf.schema
         returned = [schema.leaf(n.path) for f in projection.fields for n in f.leaf_nodes()]

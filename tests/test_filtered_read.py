@@ -595,6 +595,33 @@ def test_values_of_other_types_compare_as_pyarrow(cross_type_file, filters):
     assert ours == pq.read_table(cross_type_file, columns=[name], filters=filters).to_pylist()
 
 
+@pytest.fixture(scope="module")
+def duckdb_timestamps(tmp_path_factory) -> str:
+    """DuckDB's timestamps of each unit, local and UTC-adjusted, a row an hour
+    across three days, in row groups of 12 with bloom filters."""
+    duckdb = pytest.importorskip("duckdb")
+    path = str(tmp_path_factory.mktemp("duck") / "ts.parquet")
+    query = ("select (TIMESTAMP '2024-05-15 22:00:00' + to_hours(range)) ts, "
+             "(TIMESTAMPTZ '2024-05-15 22:00:00+00' + to_hours(range)) tz, "
+             "(TIMESTAMP '2024-05-15 22:00:00' + to_hours(range))::TIMESTAMP_NS tns, "
+             "(TIMESTAMP '2024-05-15 22:00:00' + to_hours(range))::TIMESTAMP_S tsec from range(60)")
+    duckdb.connect().execute(f"COPY ({query}) TO '{path}' (FORMAT parquet, ROW_GROUP_SIZE 12)")
+    return path
+
+
+@pytest.mark.parametrize("column", ["ts", "tz", "tns", "tsec"])
+@pytest.mark.parametrize("op, value", [("==", dt.date(2024, 5, 16)), ("<", dt.date(2024, 5, 16)),
+                                       (">=", dt.date(2024, 5, 17)), ("!=", dt.date(2024, 5, 16)),
+                                       ("in", [dt.date(2024, 5, 17), dt.date(2024, 5, 18)]),
+                                       ("not in", [dt.date(2024, 5, 16)])])
+def test_dates_compare_with_timestamps_as_their_midnight(duckdb_timestamps, column, op, value):
+    """As pyarrow casts a date filter value: midnight, in UTC on a UTC-adjusted column."""
+    filters = [(column, op, value)]
+    ours = pc.read_table(duckdb_timestamps, columns=[column], filters=filters).to_pylist()
+    assert ours == pq.read_table(duckdb_timestamps, columns=[column], filters=filters).to_pylist()
+    assert ours
+
+
 @pytest.mark.parametrize("filters", [
     [("i", "==", 2.0**53)], [("i", "<=", 2.0**53)], [("i", "<", 2.0**53 + 0.5)], [("i", ">", 2.0**53 + 0.5)],
 ])
