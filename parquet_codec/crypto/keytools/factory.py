@@ -36,7 +36,6 @@ from parquet_codec.crypto.keytools.material import (
     FOOTER_KEY_ID_IN_FILE,
     KeyMaterial,
     KeyMetadata,
-    parse_json,
 )
 from parquet_codec.crypto.keytools.store import KeyMaterialStore
 from parquet_codec.crypto.properties import (
@@ -229,8 +228,7 @@ class _KeyUnwrapper:
             if self.store is None:
                 raise DecryptionError(f"key material {metadata.key_reference!r} is stored outside the file: "
                                       "read from a path (or give file_path) so the sidecar can be found")
-            material = KeyMaterial.parse(parse_json(self.store.get(metadata.key_reference or ""),
-                                                    f"key material {metadata.key_reference!r}"))
+            material = self.store.material(metadata.key_reference or "")
         return self.unwrap(material)
 
     def unwrap(self, material: KeyMaterial) -> bytes:
@@ -374,18 +372,18 @@ class CryptoFactory:
         with new KEKs when ``double_wrapping``. The data file is untouched:
         its keys and key ids stay; the sidecar is replaced whole. Files with
         internal key material cannot be rotated."""
-        store = KeyMaterialStore(parquet_file_path, filesystem)
+        store, lifetime = KeyMaterialStore(parquet_file_path, filesystem), float(cache_lifetime_seconds)
         self._forget_keks_before_rotation()
-        unwrapper = self._unwrapper(kms_connection_config, float(cache_lifetime_seconds), store, read_kms_url)
+        unwrapper = self._unwrapper(kms_connection_config, lifetime, store, read_kms_url)
         rotated = KeyMaterialStore(parquet_file_path, filesystem)
         wrapper = _KeyWrapper(self.kms_client(kms_connection_config), kms_connection_config, double_wrapping,
-                              self._keks, float(cache_lifetime_seconds), None)
+                              self._keks, lifetime, None)
         key_ids = store.key_ids()
         if FOOTER_KEY_ID_IN_FILE not in key_ids:
             raise DecryptionError(f"{store.path} holds no footer key material: not a key material sidecar")
         # The footer key first: its material names the KMS instance the others are unwrapped with.
         for key_id in sorted(key_ids, key=lambda k: k != FOOTER_KEY_ID_IN_FILE):
-            material = KeyMaterial.parse(parse_json(store.get(key_id), f"key material {key_id!r} in {store.path}"))
+            material = store.material(key_id)
             if material.is_footer_key != (key_id == FOOTER_KEY_ID_IN_FILE):
                 raise DecryptionError(f"key material {key_id!r} in {store.path} says isFooterKey "
                                       f"{material.is_footer_key}")

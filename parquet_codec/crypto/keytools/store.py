@@ -16,7 +16,7 @@ import os
 import posixpath
 from typing import Any
 
-from parquet_codec.crypto.keytools.material import parse_json
+from parquet_codec.crypto.keytools.material import KeyMaterial, parse_json
 from parquet_codec.errors import DecryptionError, EncryptionError
 from parquet_codec.filesystems import Filesystem
 
@@ -72,6 +72,11 @@ class KeyMaterialStore:
         if not isinstance(material, str):
             raise DecryptionError(f"key material {key_id_in_file!r} is not in {self.path}")
         return material
+
+    def material(self, key_id_in_file: str) -> KeyMaterial:
+        """The key material of ``key_id_in_file``, parsed."""
+        text = self.get(key_id_in_file)
+        return KeyMaterial.parse(parse_json(text, f"key material {key_id_in_file!r} in {self.path}"))
 
     def key_ids(self) -> list[str]:
         """The key ids in the file that the sidecar holds material for."""
