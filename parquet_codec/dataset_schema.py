@@ -29,9 +29,9 @@ from parquet_codec.format.ttypes import FieldRepetitionType, SchemaElement
 from parquet_codec.format.ttypes import Type as T
 from parquet_codec.io import Source
 from parquet_codec.nested import LIST, MAP, PRIMITIVE, STRUCT, Field
-from parquet_codec.predicate import Filter, bind, with_duration_units, with_timestamp_dates
+from parquet_codec.predicate import Filter, bind
 from parquet_codec.reader import ParquetFile, read_open
-from parquet_codec.scan import duration_units
+from parquet_codec.scan import with_column_values
 from parquet_codec.schema import Schema
 from parquet_codec.table import Table
 from parquet_codec.types import LogicalInfo, logical_info
@@ -98,11 +98,10 @@ def first_file(path: str, columns: Sequence[str] | None, filt: Filter | None, op
 
 def check_predicates(filt: Filter | None, template: Table) -> None:
     """Raise :class:`SchemaError` for a predicate whose value ``template``'s
-    column cannot be compared with (a time span with a duration column
-    compares, as in a file's filter)."""
+    column cannot be compared with (a time span with a duration column, a
+    date with a timestamp one compare, as in a file's filter)."""
     if filt is not None:
-        spans = with_duration_units(filt, duration_units(template.origin, filt.columns))
-        bind(with_timestamp_dates(spans, template.schema), template.schema)
+        bind(with_column_values(filt, template.origin, template.schema), template.schema)
 
 
 def read_file(path: Source, template: Table, columns: Sequence[str] | None, filt: Filter | None,

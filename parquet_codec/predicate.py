@@ -34,7 +34,7 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -186,13 +186,11 @@ def with_duration_units(filt: Filter, units: dict[str, str]) -> Filter:
     "s", "ms", "us" or "ns", from the stored Arrow schema: Parquet stores a
     duration as a bare INT64) given as counts of the column's unit. A span
     between two counts compares as its exact value would: it equals none."""
-    if not units or not any(p.column in units for p in filt.predicates):
-        return filt
-    return Filter(tuple(tuple(_in_unit(p, units.get(p.column)) for p in clause) for clause in filt.clauses))
+    return _rewritten(filt, units, _in_unit)
 
 
-def _in_unit(predicate: Predicate, unit: str | None) -> Predicate:
-    if unit is None or predicate.op in (IS_NULL, IS_NOT_NULL):
+def _in_unit(predicate: Predicate, unit: str) -> Predicate:
+    if predicate.op in (IS_NULL, IS_NOT_NULL):
         return predicate
     if predicate.op in (IN, NOT_IN):
         return Predicate(predicate.column, predicate.op, tuple(in_duration_unit(predicate.value, unit)))
@@ -222,9 +220,15 @@ def with_timestamp_dates(filt: Filter, schema: Schema) -> Filter:
             continue
         if info.kind in ("timestamp", "int96"):
             zones[name] = _dt.timezone.utc if info.kind == "timestamp" and info.utc else None
-    if not zones:
+    return _rewritten(filt, zones, _dates_as_midnight)
+
+
+def _rewritten(filt: Filter, by_column: dict[str, Any], rewrite: Callable[[Predicate, Any], Predicate]) -> Filter:
+    """``filt`` with each predicate on a column of ``by_column`` replaced by
+    ``rewrite(predicate, by_column[column])``; ``filt`` itself when none is."""
+    if not any(p.column in by_column for p in filt.predicates):
         return filt
-    return Filter(tuple(tuple(_dates_as_midnight(p, zones[p.column]) if p.column in zones else p for p in clause)
+    return Filter(tuple(tuple(rewrite(p, by_column[p.column]) if p.column in by_column else p for p in clause)
                         for clause in filt.clauses))
 
 

@@ -147,8 +147,7 @@ class Scanner:
         filt = parse_filters(filters)
         if filt is None:
             raise ValueError("a filtered read needs filters")
-        filt = with_duration_units(filt, duration_units(pf._arrow[1], filt.columns))
-        self.filter = filt = with_timestamp_dates(filt, pf.schema)
+        self.filter = filt = with_column_values(filt, pf._arrow[1], pf.schema)
         self.refs = bind(filt, pf.schema)
         schema = pf.schema
         returned = [schema.leaf(n.path) for f in projection.fields for n in f.leaf_nodes()]
@@ -295,6 +294,13 @@ class Scanner:
         return data, np.arange(plan.num_rows, dtype=np.int64)
 
 
+def with_column_values(filt: Filter, origin: dict[str, Any], schema: Schema) -> Filter:
+    """``filt`` with its Python values given as the columns hold them where
+    the type alone does not say: time spans on durations (``origin``: the
+    stored Arrow fields) as counts of the unit, dates on timestamps as midnights."""
+    return with_timestamp_dates(with_duration_units(filt, duration_units(origin, filt.columns)), schema)
+
+
 def duration_units(origin: dict[str, Any], columns: list[str]) -> dict[str, str]:
     """The unit of each filtered column whose stored Arrow type is a duration."""
     units = {}
@@ -332,4 +338,5 @@ def _member_of(rows: np.ndarray, wanted: np.ndarray) -> np.ndarray:
     return wanted[pos] == rows
 
 
-__all__ = ["BLOOM_FILTER", "PAGE_INDEX", "STATISTICS", "ColumnPlan", "ReadPlan", "RowGroupPlan", "Scanner", "duration_units"]
+__all__ = ["BLOOM_FILTER", "PAGE_INDEX", "STATISTICS", "ColumnPlan", "ReadPlan", "RowGroupPlan", "Scanner", "duration_units",
+           "with_column_values"]
