@@ -13,6 +13,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -24,14 +25,32 @@ def alternating_medians(fns: list[Callable[[], object]], repeat: int = 5) -> tup
     warm-up run each, they take turns within every repetition, so a ratio
     between them compares runs made under the same load of a shared, noisy
     machine."""
+    timings = alternating_timings(fns, repeat)
+    return timings.wall, timings.results
+
+
+class Timings(NamedTuple):
+    """Medians of the wall-clock and of the process CPU seconds of each
+    function, and what each returned last."""
+
+    wall: list[float]
+    cpu: list[float]
+    results: list[object]
+
+
+def alternating_timings(fns: list[Callable[[], object]], repeat: int = 5) -> Timings:
+    """:func:`alternating_medians` with the CPU time (all threads) of each run
+    too: their ratio tells how many cores a library kept busy."""
     results = [fn() for fn in fns]  # warm the page cache and any lazy imports
-    times: list[list[float]] = [[] for _ in fns]
+    wall: list[list[float]] = [[] for _ in fns]
+    cpu: list[list[float]] = [[] for _ in fns]
     for _ in range(repeat):
         for i, fn in enumerate(fns):
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), time.process_time()
             results[i] = fn()
-            times[i].append(time.perf_counter() - start)
-    return [statistics.median(t) for t in times], results
+            cpu[i].append(time.process_time() - start_cpu)
+            wall[i].append(time.perf_counter() - start)
+    return Timings([statistics.median(t) for t in wall], [statistics.median(t) for t in cpu], results)
 
 
 def median_seconds(fn: Callable[[], object], repeat: int = 5) -> float:
