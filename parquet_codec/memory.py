@@ -21,6 +21,18 @@ and asks the kernel for huge pages.
 A free buffer is kept until an allocation needs its room or
 :meth:`BufferPool.release_unused` drops it, as Arrow's pool keeps freed
 memory. ``default_pool().capacity = 0`` turns reuse off.
+
+Decoding also makes many short-lived arrays of a few megabytes, which no
+pool can serve (numpy allocates them inside its functions). glibc's malloc
+maps such blocks apart, or takes them from the top of its heap and hands
+that back to the kernel as soon as they are freed, unless it has seen a
+large block freed: then it raises its thresholds for both to that block's
+size, up to 32 MiB (mallopt(3), M_MMAP_THRESHOLD, "dynamic"). Until then,
+every read faults its scratch memory in afresh: about a third of the time of
+reading a nullable numeric column. So importing this module frees one block
+of that size, which puts malloc into the state a program that has freed one
+such array is in anyway. Setting ``MALLOC_MMAP_THRESHOLD_`` in the
+environment fixes the thresholds instead (and this has no effect).
 """
 
 from __future__ import annotations
@@ -130,6 +142,20 @@ def _is_free(buffers: list[np.ndarray], i: int) -> bool:
     return _references(buffers, i) <= _ONLY_THE_POOL
 
 
+#: The largest block whose release raises glibc's thresholds is 32 MiB
+#: (DEFAULT_MMAP_THRESHOLD_MAX on 64-bit systems), malloc's own header included.
+_THRESHOLD_BLOCK = 31 << 20
+
+
+def _raise_malloc_thresholds() -> None:
+    """Free one block of about the size that raises malloc's thresholds the
+    most (see the module docstring); it is never touched, so it costs a map
+    and an unmap, not memory. Other allocators take it as any other block."""
+    block = np.empty(_THRESHOLD_BLOCK, dtype=np.uint8)
+    del block
+
+
+_raise_malloc_thresholds()
 _DEFAULT = BufferPool()
 
 

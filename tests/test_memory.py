@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -119,3 +122,17 @@ def test_threads_never_share_an_array():
     for t in threads:
         t.join()
     assert not errors and len(set(seen)) <= 8
+
+
+@pytest.mark.skipif(not os.confstr_names.get("CS_GNU_LIBC_VERSION") or sys.platform != "linux",
+                    reason="glibc's malloc thresholds")
+def test_importing_the_package_raises_glibc_malloc_thresholds():
+    # A block of 24 MiB comes from the heap (below the program break),
+    # not from a mapping of its own: freed, it stays for the next one.
+    code = ("import ctypes, numpy as np, parquet_codec\n"
+            "libc = ctypes.CDLL(None); libc.sbrk.restype = ctypes.c_void_p\n"
+            "block = np.empty(24 << 20, dtype=np.uint8)\n"
+            "print(int(block.__array_interface__['data'][0] < libc.sbrk(0)))\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.strip() == "1"
