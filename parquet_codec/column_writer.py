@@ -423,7 +423,10 @@ def write_column_chunk(node: SchemaNode, info: LogicalInfo, leaf: LeafData, opti
     builder = _ChunkBuilder(node, info, leaf, options, file_offset, sealer)
     lv, values, slots = builder.lv, leaf.values, leaf.num_values
     dictionary = None
-    if options.use_dictionary and dictionary_allowed(physical, options.page_version) and len(values):
+    # A given dictionary is written even when every slot is null: its entries are the
+    # column's categories (pandas keeps unused ones), which a reader gets back only from the page.
+    given = leaf.dictionary is not None and len(leaf.dictionary) > 0
+    if options.use_dictionary and dictionary_allowed(physical, options.page_version) and (len(values) or given):
         if leaf.dictionary is not None:
             dictionary = given_dictionary(values, leaf.dictionary)
         else:

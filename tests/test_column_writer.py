@@ -80,6 +80,23 @@ def test_dictionary_then_fallback_pages(encoding, fallback) -> None:
     np.testing.assert_array_equal(back.values.values, values)
 
 
+@pytest.mark.parametrize("version", [1, 2])
+def test_given_dictionary_kept_when_every_value_is_null(version: int) -> None:
+    """An Arrow dictionary's entries (a pandas categorical's categories) reach the
+    dictionary page even when no value uses them: the reader has no other place to find them."""
+    schema = Schema.from_fields([primitive("c", "BYTE_ARRAY", logical_type="STRING")])
+    table = Table.from_pydict({"c": [None, None, None]}, schema)
+    leaf_node = schema.leaves[0]
+    leaf = shred(schema.fields[0], table.column(0).array)[leaf_node.path]
+    entries = BinaryArray.of(np.array([0, 1, 3]), np.frombuffer(b"xyy", dtype=np.uint8))
+    out = write_column_chunk(leaf_node, logical_info(leaf_node.element), leaf._replace(dictionary=entries),
+                             ColumnOptions(page_version=version), 4)
+    assert out.chunk.meta_data.dictionary_page_offset is not None
+    back = read_column_chunk(BufferSource(b"PAR1" + b"".join(out.parts)), out.chunk, leaf_node, keep_dictionary=True)
+    assert _as_bytes(back.dictionary) == [b"x", b"yy"]
+    assert len(back.values) == 0 and back.def_levels.tolist() == [0, 0, 0]
+
+
 def test_plan_dictionary_rejects_unique_values() -> None:
     assert plan_dictionary(PrimitiveArray.of(np.arange(10_000)), 1000, 1 << 20) is None
     plan = plan_dictionary(PrimitiveArray.of(np.arange(10_000) % 7), 1000, 1 << 20)
