@@ -292,9 +292,35 @@ def from_arrow(table: Any, schema: Schema | None = None) -> Table:
 
 def _arrow_origin(schema: Any) -> tuple[dict[str, str], dict[str, ArrowField]]:
     """A pyarrow schema's metadata, and its fields as the ARROW:schema a writer stores."""
+    import pyarrow as pa
+
     metadata = {key_value_text(k): key_value_text(v) for k, v in (schema.metadata or {}).items()}
-    stored = decode_schema(schema.remove_metadata().serialize().to_pybytes())
+    fields = [f.with_type(_storable_type(pa, f.type)) for f in schema]
+    stored = decode_schema(pa.schema(fields).serialize().to_pybytes())
     return metadata, {f.name: f for f in stored.fields}
+
+
+def _storable_type(pa: Any, typ: Any) -> Any:
+    """``typ`` with every dictionary of an extension type (a pandas categorical of
+    intervals, say) stored as that extension type: Arrow IPC cannot tell such a
+    field from an extension over a dictionary, which is what readers would build
+    from it, and mostly cannot (pyarrow does not open the file)."""
+    if pa.types.is_dictionary(typ):
+        value = _storable_type(pa, typ.value_type)
+        if isinstance(value, pa.BaseExtensionType):
+            return value
+        return pa.dictionary(typ.index_type, value, typ.ordered)
+    if pa.types.is_struct(typ):
+        return pa.struct([f.with_type(_storable_type(pa, f.type)) for f in typ])
+    if pa.types.is_map(typ):
+        return pa.map_(typ.key_field.with_type(_storable_type(pa, typ.key_type)),
+                       typ.item_field.with_type(_storable_type(pa, typ.item_type)), typ.keys_sorted)
+    if pa.types.is_list(typ) or pa.types.is_large_list(typ) or pa.types.is_fixed_size_list(typ):
+        item = typ.value_field.with_type(_storable_type(pa, typ.value_type))
+        if pa.types.is_fixed_size_list(typ):
+            return pa.list_(item, typ.list_size)
+        return pa.large_list(item) if pa.types.is_large_list(typ) else pa.list_(item)
+    return typ
 
 
 def from_pandas(df: Any, schema: Schema | None = None, preserve_index: bool | None = None) -> Table:

@@ -145,3 +145,32 @@ def test_field_ids_in_arrow_metadata_are_written_at_every_depth():
     assert pq.ParquetFile(ours).schema.equals(pq.ParquetFile(theirs).schema)
     assert [node.field_id for node in pc.ParquetFile(ours.getvalue()).schema.nodes[1:]] == [
         7, 8, None, 9, 10, None, 11, 12, 13, 14]
+
+
+def test_dictionary_of_an_extension_type_is_stored_as_the_extension_type():
+    """A dictionary of an extension type (a pandas categorical of intervals, as
+    pd.cut makes) is stored as its extension type: stored as a dictionary, Arrow
+    IPC reads it back as an extension over a dictionary, which pyarrow cannot
+    build, and the file did not open."""
+    pd = pytest.importorskip("pandas")
+    import pyarrow.parquet as pq
+
+    import parquet_codec as pc
+
+    def dictionary(values):
+        return pa.DictionaryArray.from_arrays(pa.array([0, 1, None, 0], pa.int8()), values)
+
+    uuids = dictionary(pa.array([b"a" * 16, b"b" * 16], pa.uuid()))
+    table = pa.table({"u": uuids, "l": pa.ListArray.from_arrays([0, 1, 4, 4, 4], uuids),
+                      "j": dictionary(pa.array(["1", "[]"], pa.json_())), "s": dictionary(pa.array(["x", "y"]))})
+    sink = io.BytesIO()
+    pc.write_table(table, sink)
+    back = pq.read_table(io.BytesIO(sink.getvalue()))
+    assert back.schema.types == [pa.uuid(), pa.list_(pa.field("element", pa.uuid())), pa.json_(),
+                                 pa.dictionary(pa.int8(), pa.string())]
+    assert back.to_pylist() == table.to_pylist()
+    assert pc.read_table(sink.getvalue()).to_arrow().schema.types == back.schema.types
+    frame = pd.DataFrame({"bin": pd.cut([1, 5, 9, 2], [0, 4, 8, 12])})
+    sink = io.BytesIO()
+    pc.write_table(frame, sink)
+    assert list(pq.read_table(io.BytesIO(sink.getvalue())).to_pandas()["bin"]) == list(frame["bin"])
