@@ -118,10 +118,13 @@ class StoredTypes:
     def table(self, table: Table, schema: Schema) -> Table:
         """``table``'s values converted to ``schema`` (made by :meth:`schema` from
         ``table.schema``)."""
-        arrays = {}
+        arrays, dictionaries = {}, {}
         for column, field in zip(table.columns, schema.fields, strict=True):
             arrays[field.name] = self._convert(column.field, field, column.array)
-        return Table(schema, arrays, table.num_rows)
+            # An Arrow dictionary's entries (a categorical's, unused ones too) are written
+            # ahead of the values, so they are converted alike rather than dropped.
+            dictionaries[field.name] = [self._convert(column.field, field, d) for d in column.dictionaries]
+        return Table(schema, arrays, table.num_rows, dictionaries=dictionaries)
 
     def _convert(self, source: Field, target: Field, array: Array) -> Array:
         if source.kind == PRIMITIVE:

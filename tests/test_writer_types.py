@@ -286,3 +286,23 @@ def test_parquet_writer_converts_each_batch(tmp_path):
     ours, theirs = (tmp_path / "pc.parquet", tmp_path / "pa.parquet")
     assert pc.ParquetFile(ours).schema.to_elements() == pc.ParquetFile(theirs).schema.to_elements()
     assert pq.read_table(ours).to_pylist() == pq.read_table(theirs).to_pylist()
+
+
+@pytest.mark.parametrize("options", [{"coerce_timestamps": "ms"}, {"version": "2.4"},
+                                     {"use_deprecated_int96_timestamps": True}])
+def test_converting_timestamps_keeps_dictionaries(tmp_path, options):
+    """A table whose timestamps the options convert keeps its Arrow dictionaries:
+    a categorical's unused categories, and a dictionary of timestamps converted
+    with its values (its entries are written ahead of them)."""
+    stamps = pa.array([0, 1_000_000, 3_000_000], pa.timestamp("ns"))
+    table = pa.table({
+        "t": pa.array([5_000_000, None], pa.timestamp("ns")),
+        "c": pa.DictionaryArray.from_arrays(pa.array([1, None], pa.int8()), pa.array(["a", "b", "c"])),
+        "d": pa.DictionaryArray.from_arrays(pa.array([2, 1], pa.int8()), stamps),
+    })
+    pc.write_table(table, tmp_path / "pc.parquet", **options)
+    pq.write_table(table, tmp_path / "pa.parquet", **options)
+    ours, theirs = pq.read_table(tmp_path / "pc.parquet"), pq.read_table(tmp_path / "pa.parquet")
+    assert ours.column("c").chunk(0).dictionary.to_pylist() == ["a", "b", "c"]
+    assert ours.to_pylist() == theirs.to_pylist()
+    assert ours.schema == theirs.schema
