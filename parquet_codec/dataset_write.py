@@ -183,8 +183,11 @@ def _partitions(rest: Table, key_columns: list[Column], arrow_units: bool, hive:
         return [(next(iter(folders)), rest)]
     order = np.argsort(row_folder, kind="stable")
     bounds = np.concatenate([[0], np.cumsum(np.bincount(row_folder, minlength=len(folders)))]).tolist()
+    # Every folder's file holds a dictionary column's whole dictionary (a categorical's
+    # categories, in order), as pyarrow writes it, not only the entries its rows use.
     gathered = Table(rest.schema, {c.name: take_rows(c.array, order) for c in rest.columns}, rest.num_rows,
-                     metadata=rest.metadata, origin=rest.origin, read_options=rest.read_options)
+                     metadata=rest.metadata, origin=rest.origin, read_options=rest.read_options,
+                     dictionaries=rest.dictionaries)
     return [(segments, gathered.slice(bounds[i], bounds[i + 1] - bounds[i])) for segments, i in folders.items()]
 
 

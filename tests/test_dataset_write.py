@@ -524,3 +524,18 @@ def test_partitioning_refusals_as_pyarrow(tmp_path):
         pc.write_to_dataset(table, tmp_path / "c", partition_cols=["k"], partitioning=["s"])
     with pytest.raises(ValueError, match="partitioning_flavor"):
         pc.write_to_dataset(table, tmp_path / "d", partitioning=["k"], partitioning_flavor="filename")
+
+
+def test_every_partition_keeps_the_whole_dictionary(tmp_path):
+    """A dictionary column (a pandas categorical) is written with all its entries,
+    in order, into each folder's file, as pyarrow writes it: categories no row of
+    that folder uses (or none at all) are still read back."""
+    cats = pa.DictionaryArray.from_arrays(pa.array([2, 0, None, 2], pa.int8()), pa.array(["z", "b", "a", "q"]))
+    table = pa.table({"c": cats, "k": [1, 1, 2, 3]})
+    theirs, ours = both(table, tmp_path, ["k"])
+    for root in (theirs, ours):
+        for path in tree(root):
+            column = pq.read_table(root / path).column("c")
+            assert column.chunk(0).dictionary.to_pylist() == ["z", "b", "a", "q"]
+    expected = pq.read_table(theirs).to_pandas()
+    assert list(pq.read_table(ours).to_pandas()["c"].cat.categories) == list(expected["c"].cat.categories)
