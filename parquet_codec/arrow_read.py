@@ -69,13 +69,17 @@ class ArrowReadOptions:
 
         return pa.types.is_binary(self.binary_type)
 
+    def holds_dictionary_values(self, kind: str) -> bool:
+        """Whether a leaf of LogicalInfo ``kind`` reads as strings or binaries,
+        the values pyarrow makes dictionaries of (JSON too, read as strings
+        without extensions); a stored dictionary of other values reads decoded."""
+        return kind in ("string", "binary", "enum", "bson") or (kind == "json" and not self.extensions)
+
     def reads_dictionary(self, path: str, kind: str) -> bool:
         """Whether a leaf (dotted ``path``, LogicalInfo ``kind``) is asked for
-        by ``read_dictionary`` and holds strings or binaries, the values
-        pyarrow makes dictionaries of (JSON too, read as strings without
-        extensions), and ``binary_type`` is neither large nor a view."""
-        binary = kind in ("string", "binary", "enum", "bson") or (kind == "json" and not self.extensions)
-        return binary and path in self.read_dictionary and self._dictionaries_allowed()
+        by ``read_dictionary``, holds dictionary values (above) and
+        ``binary_type`` is neither large nor a view."""
+        return self.holds_dictionary_values(kind) and path in self.read_dictionary and self._dictionaries_allowed()
 
     @property
     def shapes_types(self) -> bool:

@@ -144,16 +144,18 @@ class ParquetFile:
                      dictionaries=dictionaries)
 
     def _keeps_dictionary(self, leaf: SchemaNode) -> bool:
-        """Whether a leaf reads as an Arrow dictionary (a flat column of a
-        stored dictionary type, or in ``read_dictionary``): then its chunks'
-        dictionary pages are kept, since pyarrow's dictionaries list those
-        values first, in their order. (Only this column's stored type is decoded.)"""
+        """Whether a leaf reads as an Arrow dictionary (a flat column of
+        strings or binaries of a stored dictionary type, or in
+        ``read_dictionary``): then its chunks' dictionary pages are kept, since
+        pyarrow's dictionaries list those values first, in their order. (Only
+        this column's stored type is decoded.)"""
         if len(leaf.path) != 1:
             return False
         name, origin, options = leaf.path[0], self._arrow[1], self._table_options
         stored = origin.get(name) if origin else None
+        kind = logical_info(leaf.element).kind
         stored_dictionary = stored is not None and stored.dictionary is not None and options.dictionaries_as is None
-        return stored_dictionary or options.reads_dictionary(name, logical_info(leaf.element).kind)
+        return (stored_dictionary and options.holds_dictionary_values(kind)) or options.reads_dictionary(name, kind)
 
     @property
     def num_row_groups(self) -> int:

@@ -207,6 +207,21 @@ def test_read_dictionary_of_other_than_strings_keeps_batches_across_row_groups()
         assert ours.read().to_arrow().schema.equals(expected.read().schema)
 
 
+def test_stored_dictionary_of_other_than_strings_keeps_batches_across_row_groups() -> None:
+    """A column stored as a dictionary of numbers or fixed-size binaries (a
+    pandas categorical of ints) reads decoded, so its batches join row groups,
+    as pyarrow's; only stored dictionaries of strings and binaries cut them."""
+    def encoded(values: object) -> object:
+        return pa.DictionaryArray.from_arrays(pa.array([i % 3 for i in range(12)], pa.int8()), values)
+
+    raw = _file(pa.table({"i": encoded(pa.array([7, 1, 5])), "f": encoded(pa.array([b"ab", b"cd", b"ef"], pa.binary(2))),
+                          "d": encoded(pa.array([1, 2, 3], pa.date32()))}), row_group_size=5)
+    for names in (["i"], ["f"], ["d"], ["i", "f", "d"]):
+        expected = pq.ParquetFile(io.BytesIO(raw)).iter_batches(4, columns=names)
+        ours = pc.ParquetFile(io.BytesIO(raw)).iter_batches(4, columns=names)
+        assert [b.num_rows for b in ours] == [b.num_rows for b in expected] == [4, 4, 4]
+
+
 @pytest.mark.parametrize("use_dictionary", [False, True])
 def test_read_dictionary_batches_are_cut_where_a_dictionary_page_starts(use_dictionary: bool) -> None:
     """A column read as an Arrow dictionary cuts a batch where a row group
