@@ -50,7 +50,7 @@ from parquet_codec.filesystems import Filesystem, filesystem_of_uri
 from parquet_codec.format.ttypes import SchemaElement
 from parquet_codec.io import Source
 from parquet_codec.predicate import Filter, parse_filters
-from parquet_codec.reader import ParquetFile, column_names
+from parquet_codec.reader import ParquetFile, column_names, with_pandas_index
 from parquet_codec.reader import read_table as read_file
 from parquet_codec.schema import Schema
 from parquet_codec.table import Table
@@ -209,7 +209,9 @@ def _read_data_files(files: list[DataFile], columns: Sequence[str] | None, filte
     if columns is None:
         return result
     # A dotted name of a field inside structs ("s.a") was read as a column named after its last part.
-    return result.select([c if c in kinds or c in result.column_names else c.rsplit(".", 1)[-1] for c in columns])
+    selected = [c if c in kinds or c in result.column_names else c.rsplit(".", 1)[-1] for c in columns]
+    # With use_pandas_metadata the files' DataFrame index columns were read too: they follow, as in pyarrow.
+    return result.select(selected + [n for n in result.column_names if n not in selected and n not in kinds])
 
 
 def _read_in_schema(files: list[DataFile], columns: list[str] | None, filters: object, schema: object,
@@ -236,6 +238,8 @@ def _read_in_schema(files: list[DataFile], columns: list[str] | None, filters: o
     check_partition_predicates(filt, kinds)
     check_predicates(data_predicates(filt, kinds), target)
     if columns is not None:
+        if options.get("use_pandas_metadata"):  # the schema's DataFrame index columns too, as pyarrow's
+            columns = with_pandas_index(columns, target.metadata, names)
         target = target.select(columns)
     keys = [k for k in kinds if k in target.column_names]
     in_files = target.select([n for n in target.column_names if n not in kinds])

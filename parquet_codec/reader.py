@@ -200,12 +200,7 @@ class ParquetFile:
         columns = column_names(columns)
         if columns is None or not use_pandas_metadata:
             return columns
-        try:
-            names = json.loads(self._arrow[0].get("pandas", "{}")).get("index_columns", [])
-        except (ValueError, AttributeError):
-            return columns
-        top = {f.name for f in self.schema.fields}
-        return list(columns) + [n for n in names if isinstance(n, str) and n in top and n not in columns]
+        return with_pandas_index(columns, self._arrow[0], [f.name for f in self.schema.fields])
 
     def _read_row_groups(self, indices: Iterable[int], columns: Sequence[str] | None, filters: object) -> Table:
         schema = self._projection(columns)
@@ -573,6 +568,16 @@ def read_open(pf: ParquetFile, columns: Iterable[str] | None = None, filters: ob
     return table if selected is None else table.select(selected)
 
 
+def with_pandas_index(columns: Sequence[str], metadata: dict[str, str], names: Sequence[str]) -> list[str]:
+    """``columns`` and, after them, the DataFrame index columns among ``names``
+    that the ``pandas`` entry of ``metadata`` lists (a RangeIndex is not stored)."""
+    try:
+        index = json.loads(metadata.get("pandas", "{}")).get("index_columns", [])
+    except (ValueError, AttributeError):
+        return list(columns)
+    return list(columns) + [n for n in index if isinstance(n, str) and n in names and n not in columns]
+
+
 def read_metadata(where: Source, **options: Any) -> FileMetaData:
     """A file's footer (:class:`~parquet_codec.metadata_views.FileMetaData`), as
     ``pyarrow.parquet.read_metadata``; it stays usable after the file is closed.
@@ -589,4 +594,4 @@ def read_schema(where: Source, **options: Any) -> Any:
         return pf.schema_arrow
 
 
-__all__ = ["ParquetFile", "read_metadata", "read_open", "read_schema", "read_table"]
+__all__ = ["ParquetFile", "read_metadata", "read_open", "read_schema", "read_table", "with_pandas_index"]

@@ -98,6 +98,25 @@ def test_read_pandas_reads_the_stored_index_as_pyarrow(tmp_path):
     pd.testing.assert_frame_equal(ours.to_pandas(), frame)
 
 
+def test_read_pandas_of_a_folder_reads_the_stored_index_as_pyarrow(tmp_path):
+    """A folder's files (and a schema given) name the DataFrame index columns
+    that read_pandas adds to the columns selected, as in a single file."""
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"a": [1, 2, 3, 4], "b": [5, 6, 7, 8]}, index=pd.Index(list("wxyz"), name="idx"))
+    root = tmp_path / "d"
+    root.mkdir()
+    frame.iloc[:2].to_parquet(root / "p0.parquet")
+    frame.iloc[2:].to_parquet(root / "p1.parquet")
+    schema = pq.read_schema(root / "p0.parquet")
+    for options in ({}, {"schema": schema}):
+        expected = pq.read_pandas(root, columns=["a"], **options)
+        ours = pc.read_pandas(root, columns=["a"], **options)
+        assert ours.column_names == expected.column_names == ["a", "idx"]
+        pd.testing.assert_frame_equal(ours.to_pandas(), frame[["a"]])
+        assert pc.ParquetDataset(root, **options).read_pandas(columns=["a"]).column_names == ["a", "idx"]
+        assert pc.read_table(root, columns=["a"], **options).column_names == ["a"]
+
+
 def test_parquet_dataset_reads_as_pyarrows(tmp_path):
     pa = pytest.importorskip("pyarrow")
     pq = pytest.importorskip("pyarrow.parquet")
