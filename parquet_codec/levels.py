@@ -19,7 +19,7 @@ field's own ``def_level``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -34,6 +34,7 @@ from parquet_codec.arrays import (
     take,
     take_range,
 )
+from parquet_codec.distinct import distinct_bytes, distinct_values
 from parquet_codec.errors import (
     CorruptFileError,
     DecodingError,
@@ -79,6 +80,39 @@ def keep_dictionary(dictionaries: dict[str, list[Array]], name: str, leaves: Ite
         kept = dictionaries.setdefault(name, [])
         if not (kept and _same_entries(kept[-1], data.dictionary)):
             kept.append(data.dictionary)
+
+
+def merged_dictionaries(parts: Sequence[tuple[Sequence[Array], Array]]) -> list[Array]:
+    """A column's dictionary entries over consecutive parts (row groups, files),
+    each given as (its dictionary pages, its leaf values), in the order of
+    pyarrow's chunks, whose dictionaries a DataFrame's categories join in turn:
+    a part's pages (one already listed, as a slice of one table shares them,
+    or equal to the last, once); a part without pages that one with pages
+    follows adds its distinct values in order of appearance, the dictionary
+    pyarrow builds for it (plain chunks)."""
+    last = max((i for i, (pages, _) in enumerate(parts) if pages), default=-1)
+    out: list[Array] = []
+    seen: set[int] = set()
+    for i, (pages, values) in enumerate(parts):
+        fresh = [page for page in pages if id(page) not in seen]  # (the parts hold these: no id is reused)
+        seen.update(id(page) for page in pages)
+        if not pages and i < last and isinstance(values, (PrimitiveArray, BinaryArray)) and values.null_count < len(values):
+            fresh = [_distinct_present(values)]
+        for page in fresh:
+            if not (out and _same_entries(out[-1], page)):
+                out.append(page)
+    return out
+
+
+def _distinct_present(values: PrimitiveArray | BinaryArray) -> Array:
+    """The distinct non-null values of a leaf array, in order of first appearance."""
+    if values.validity is not None:
+        values = take(values, np.flatnonzero(values.validity))
+    if isinstance(values, BinaryArray):
+        found = distinct_bytes(values.offsets, values.data)
+    else:
+        found = distinct_values(values.values)
+    return take(values, found.first)
 
 
 def _same_entries(a: Array, b: Array) -> bool:

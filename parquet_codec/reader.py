@@ -42,7 +42,7 @@ from parquet_codec.errors import (
 )
 from parquet_codec.format.ttypes import ColumnIndex, ColumnMetaData, OffsetIndex
 from parquet_codec.io import ByteSource, Source, open_source
-from parquet_codec.levels import assemble, keep_dictionary
+from parquet_codec.levels import assemble, keep_dictionary, merged_dictionaries
 from parquet_codec.limits import memory_budget, reserve_items
 from parquet_codec.memory import default_pool
 from parquet_codec.metadata import FileMetadata, read_footer
@@ -215,14 +215,17 @@ class ParquetFile:
         # groups, instead of being joined (copied) afterwards; optional ones
         # have their values decoded straight into their rows (column.py).
         buffers = self._column_buffers(schema, indices) if indices else {}
-        parts, rows, dictionaries = [], 0, {}
+        parts, rows, pages = [], 0, []
         for i in indices:
             n = self.metadata.row_group(i).num_rows
-            parts.append(self._read_arrays(i, schema, {k: b[rows : rows + n] for k, b in buffers.items()},
-                                           dictionaries))
+            pages.append({})
+            parts.append(self._read_arrays(i, schema, {k: b[rows : rows + n] for k, b in buffers.items()}, pages[-1]))
             rows += n
         if not parts:
             return self._table(schema, {f.name: _empty(f) for f in schema.fields}, 0)
+        named = list(zip(pages, parts, strict=True))
+        dictionaries = {name: merged_dictionaries([(kept.get(name, ()), part[name]) for kept, part in named])
+                        for name in dict.fromkeys(name for kept in pages for name in kept)}
         arrays = {f.name: _join([p[f.name] for p in parts], buffers.get(f.name)) for f in schema.fields}
         return self._table(schema, arrays, rows, dictionaries)
 

@@ -32,6 +32,7 @@ from parquet_codec.arrow_read import ArrowReadOptions, read_type, undictionaried
 from parquet_codec.arrow_schema import ArrowField
 from parquet_codec.errors import ParquetError, SchemaError, UnsupportedError
 from parquet_codec.format.ttypes import SchemaElement
+from parquet_codec.levels import merged_dictionaries
 from parquet_codec.metadata import key_value_bytes
 from parquet_codec.nested import LIST, MAP, PRIMITIVE, STRUCT, Field
 from parquet_codec.schema import OPTIONAL, REQUIRED, Schema, SchemaNode, repeated_name
@@ -346,8 +347,7 @@ class Table:
         if any(t.schema != first.schema for t in tables[1:]):
             raise SchemaError("cannot concatenate tables with different schemas")
         arrays = {c.name: concat([t.column(i).array for t in tables]) for i, c in enumerate(first._columns)}
-        # (Slices of one table share its dictionaries: each is listed once.)
-        dictionaries = {c.name: list({id(d): d for t in tables for d in t.column(i).dictionaries}.values())
+        dictionaries = {c.name: merged_dictionaries([(t.column(i).dictionaries, t.column(i).array) for t in tables])
                         for i, c in enumerate(first._columns)}
         return first._like(first.schema, arrays, sum(t.num_rows for t in tables), dictionaries)
 

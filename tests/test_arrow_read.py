@@ -236,3 +236,33 @@ def test_read_dictionary_batches_are_cut_where_a_dictionary_page_starts(use_dict
     for ours, theirs in zip(got, expected, strict=True):
         # (pyarrow's dictionaries of plain chunks also keep values of earlier batches: not compared)
         assert ours.to_arrow().schema == theirs.schema and ours.to_pylist() == theirs.to_pylist()
+
+
+def test_read_dictionary_categories_follow_pyarrows_chunks(tmp_path) -> None:
+    """Row groups (or files) written plain, with too many distinct values for
+    a dictionary, ahead of ones with a dictionary page: a DataFrame's
+    categories list the plain ones' values where they come, as pyarrow's
+    chunks join, in a read, a read of some row groups and a folder's read."""
+    pd = pytest.importorskip("pandas")
+    values = [f"unique-{i}" for i in range(9)] + ["a", "b", "a", "b"] * 3 + [f"late-{i}" for i in range(6)]
+    table = pa.table({"s": values, "i": list(range(len(values)))})
+    pc.write_table(table, tmp_path / "f.parquet", row_group_size=3)
+    pages = [pq.ParquetFile(tmp_path / "f.parquet").metadata.row_group(g).column(0).has_dictionary_page
+             for g in range(9)]
+    assert pages == [False] * 3 + [True] * 4 + [False] * 2
+    (tmp_path / "d").mkdir()
+    pc.write_table(table.slice(0, 9), tmp_path / "d" / "0.parquet")
+    pc.write_table(table.slice(9), tmp_path / "d" / "1.parquet")
+
+    def categories(frame: object) -> list:
+        return list(frame["s"].cat.categories)
+
+    for source in (tmp_path / "f.parquet", tmp_path / "d"):
+        expected = pq.read_table(source, read_dictionary=["s"]).to_pandas()
+        ours = pc.read_table(source, read_dictionary=["s"]).to_pandas()
+        assert categories(ours) == categories(expected)
+        pd.testing.assert_frame_equal(ours, expected)
+    groups = [0, 2, 4, 5]
+    expected = pq.ParquetFile(tmp_path / "f.parquet", read_dictionary=["s"]).read_row_groups(groups).to_pandas()
+    ours = pc.ParquetFile(tmp_path / "f.parquet", read_dictionary=["s"]).read_row_groups(groups).to_pandas()
+    assert categories(ours) == categories(expected)

@@ -585,3 +585,30 @@ def test_a_struct_with_two_fields_of_one_name_is_refused():
     leaves = {node.path: empty_leaf(node) for node in field.leaf_nodes()}
     with pytest.raises(UnsupportedError, match="'s' has 2 fields named 'a'"):
         assemble(field, leaves, num_rows=0)
+
+
+def _strings(*items: str | None) -> BinaryArray:
+    raw = [b"" if s is None else s.encode() for s in items]
+    offsets = np.concatenate([[0], np.cumsum([len(r) for r in raw])])
+    validity = None if None not in items else np.array([s is not None for s in items])
+    return BinaryArray(len(raw), offsets, np.frombuffer(b"".join(raw), dtype=np.uint8), validity=validity)
+
+
+def _texts(array: BinaryArray) -> list[str]:
+    raw, offsets = np.asarray(array.data).tobytes(), np.asarray(array.offsets).tolist()
+    return [raw[a:b].decode() for a, b in zip(offsets[:-1], offsets[1:], strict=True)]
+
+
+def test_merged_dictionaries_list_entries_as_pyarrow_chunks_do():
+    """Dictionary entries over parts in order: each part's pages; a part without
+    pages that a later part with pages follows lists its distinct values first
+    (pyarrow's dictionary for that plain chunk); parts after the last page add nothing."""
+    from parquet_codec.levels import merged_dictionaries
+
+    page_a, page_b = _strings("p", "q"), _strings("q", "p")
+    parts = [([], _strings("z", None, "y", "z")), ([page_a], _strings("q")), ([], _strings("x")),
+             ([page_a], _strings("p")), ([page_b], _strings("p")), ([], _strings("w"))]
+    merged = merged_dictionaries(parts)
+    assert [_texts(a) for a in merged] == [["z", "y"], ["p", "q"], ["x"], ["q", "p"]]
+    assert merged[1] is page_a and merged[3] is page_b
+    assert merged_dictionaries([([], _strings("a")), ([], _strings("b"))]) == []
