@@ -323,15 +323,20 @@ def _storable_type(pa: Any, typ: Any) -> Any:
     return typ
 
 
-def from_pandas(df: Any, schema: Schema | None = None, preserve_index: bool | None = None) -> Table:
+def from_pandas(df: Any, schema: Any = None, preserve_index: bool | None = None) -> Table:
     """A table from a pandas DataFrame, converted as pyarrow converts it:
     ``preserve_index`` (pyarrow's) None keeps a RangeIndex in the pandas
     metadata only and any other index as columns, True always as columns,
-    False not at all. Without pyarrow the index is not kept."""
+    False not at all. ``schema``: a Parquet :class:`Schema` the columns are
+    converted to, or a pyarrow Schema, which types them (and picks the index
+    columns) as in ``pyarrow.Table.from_pandas``. Without pyarrow the index
+    is not kept."""
     try:
         import pyarrow as pa
     except ImportError:
         return from_pydict({str(c): _pandas_column(df[c]) for c in df.columns}, schema)
+    if isinstance(schema, pa.Schema):
+        return from_arrow(pa.Table.from_pandas(df, schema=schema, preserve_index=preserve_index))
     if schema is not None and preserve_index is None:
         preserve_index = False  # the columns are the schema's
     return from_arrow(pa.Table.from_pandas(df, preserve_index=preserve_index), schema)

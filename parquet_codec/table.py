@@ -366,9 +366,10 @@ class Table:
         return from_pylist(rows, schema)
 
     @classmethod
-    def from_pandas(cls, df: Any, schema: Schema | None = None, preserve_index: bool | None = None) -> Table:
-        """A table from a pandas DataFrame, its index kept as pyarrow keeps it
-        (see :func:`parquet_codec.convert.from_pandas`)."""
+    def from_pandas(cls, df: Any, schema: Any = None, preserve_index: bool | None = None) -> Table:
+        """A table from a pandas DataFrame, its index kept as pyarrow keeps it;
+        ``schema`` a Parquet Schema or a pyarrow one (see
+        :func:`parquet_codec.convert.from_pandas`)."""
         from parquet_codec.convert import from_pandas
 
         return from_pandas(df, schema, preserve_index)

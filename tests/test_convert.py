@@ -174,3 +174,24 @@ def test_dictionary_of_an_extension_type_is_stored_as_the_extension_type():
     sink = io.BytesIO()
     pc.write_table(frame, sink)
     assert list(pq.read_table(io.BytesIO(sink.getvalue())).to_pandas()["bin"]) == list(frame["bin"])
+
+
+def test_from_pandas_takes_a_pyarrow_schema():
+    """A pyarrow Schema types the columns and picks the index columns as
+    pyarrow.Table.from_pandas does; the file reads back as pyarrow's."""
+    pd = pytest.importorskip("pandas")
+    import pyarrow.parquet as pq
+
+    import parquet_codec as pc
+
+    frame = pd.DataFrame({"a": [1, 2], "b": ["x", None]}, index=pd.Index([5, 6], name="i"))
+    schema = pa.schema([("a", pa.int32()), ("b", pa.large_string()), ("i", pa.int16())])
+    for preserve_index in (None, True):
+        table = Table.from_pandas(frame, schema=schema, preserve_index=preserve_index)
+        expected = pa.Table.from_pandas(frame, schema=schema, preserve_index=preserve_index)
+        assert table.to_arrow().schema.equals(expected.schema, check_metadata=True)
+        ours, theirs = io.BytesIO(), io.BytesIO()
+        pc.write_table(table, ours)
+        pq.write_table(expected, theirs)
+        pd.testing.assert_frame_equal(pq.read_table(ours).to_pandas(), pq.read_table(theirs).to_pandas())
+    assert Table.from_pandas(frame, schema=pa.schema([("b", pa.string())])).column_names == ["b"]
