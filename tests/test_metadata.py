@@ -17,10 +17,11 @@ from parquet_codec.errors import (
 from parquet_codec.format.ttypes import FileMetaData
 from parquet_codec.io import open_source
 from parquet_codec.metadata import FileMetadata, read_footer
-from tests.conftest import corpus_files
+from tests.conftest import corpus_files, requires_corpus
 from tests.support.footer import read_footer as full_footer  # the whole footer decoded at once
 
 
+@requires_corpus()
 def test_lazy_footer_equals_full_decode_on_corpus():
     checked = 0
     for path in corpus_files():
