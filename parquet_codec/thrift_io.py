@@ -189,11 +189,13 @@ class StructReader:
     def list_field_starts(self, cls: type, field: str, element: type, pos: int = 0) -> list[int]:
         """Start positions of the elements of the ``list<element>`` field named
         ``field`` of the ``cls`` struct at ``pos``, walking only the struct's
-        top-level fields (each skipped without decoding)."""
+        top-level fields (each skipped without decoding). A field that occurs
+        more than once counts as its last occurrence, as Thrift's decoders
+        (and so this package for every other field) take it."""
         wanted = next((e[0] for e in cls.thrift_spec if e is not None and e[2] == field), None)
         if wanted is None:
             raise ValueError(f"{cls.__name__} has no field {field!r}")
-        data, field_id = self._data, 0
+        data, field_id, starts = self._data, 0, None
         while True:
             if pos >= len(data):
                 raise MetadataError(f"{cls.__name__} runs past the end of its bytes", file_offset=self.base_offset + pos)
@@ -201,15 +203,18 @@ class StructReader:
             pos += 1
             wire = header & 0x0F
             if wire == _STOP:
-                raise MetadataError(f"{cls.__name__} has no {field} field", file_offset=self.base_offset + pos)
+                if starts is None:
+                    raise MetadataError(f"{cls.__name__} has no {field} field", file_offset=self.base_offset + pos)
+                return starts
             if header >> 4:
                 field_id += header >> 4
             else:
                 raw, pos = _read_varint(data, pos, self.base_offset)
                 field_id = (raw >> 1) ^ -(raw & 1)
             if field_id == wanted and wire == _LIST:
-                return self.list_elements(element, pos)[1]
-            pos = self._skip(wire, pos, 0)
+                pos, starts = self.list_elements(element, pos)
+            else:
+                pos = self._skip(wire, pos, 0)
 
     def _skip(self, wire: int, pos: int, depth: int) -> int:
         """Skip one compact-protocol value (pure Python, for a struct's few top-level fields)."""
@@ -254,9 +259,24 @@ class StructReader:
         element = header & 0x0F
         if element in (_BOOL_TRUE, _BOOL_FALSE):  # list booleans take one byte each
             return pos + size
+        if element == _STRUCT and _ACCELERATED:
+            return self._skip_structs(pos, size)
         for _ in range(size):
             pos = self._skip(element, pos, depth + 1)
         return pos
+
+    def _skip_structs(self, pos: int, count: int) -> int:
+        """Skip ``count`` consecutive structs with the C decoder: a footer's
+        schema and column orders hold one struct per column."""
+        buffer, protocol, spec = self._transport._buffer, self._protocol, [_Opaque, _Opaque.thrift_spec]
+        buffer.seek(pos)
+        try:
+            for _ in range(count):
+                protocol._fast_decode(_Opaque(), protocol, spec)
+        except (Exception, RecursionError) as exc:
+            raise MetadataError(f"cannot skip a struct: {type(exc).__name__}: {exc}",
+                                file_offset=self.base_offset + pos) from None
+        return buffer.tell()
 
     def _skip_struct(self, pos: int, depth: int) -> int:
         data = self._data
@@ -292,6 +312,13 @@ class StructReader:
             starts.append(pos)
             pos = self.skip(cls, pos)
         return pos, starts
+
+
+class _Opaque:
+    """A struct with no known fields, which the C decoder walks without keeping anything."""
+
+    __slots__ = ()
+    thrift_spec = (None,)
 
 
 # Compact-protocol wire types (Thrift compact protocol specification).

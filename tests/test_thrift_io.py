@@ -198,3 +198,25 @@ def test_field_with_unexpected_wire_type_is_skipped():
         assert element.name == "x" and element.num_children is None and used == len(raw)
     reader = thrift_io.StructReader(raw)
     assert reader.read(SchemaElement, 0)[0].name == "x"
+
+
+def test_repeated_list_field_counts_as_its_last_occurrence():
+    # A footer whose row_groups field (id 4) occurs twice: Thrift decoders keep
+    # the last, as pyarrow does; the lazy row-group walk must agree with them.
+    from parquet_codec.format.ttypes import ColumnChunk, ColumnMetaData, RowGroup
+    from parquet_codec.metadata import FileMetadata
+
+    chunk = ColumnChunk(file_offset=4, meta_data=ColumnMetaData(
+        type=1, encodings=[0], path_in_schema=["x"], codec=0, num_values=1, total_uncompressed_size=4,
+        total_compressed_size=4, data_page_offset=4))
+    meta = FileMetaData(version=1, num_rows=1, schema=[SchemaElement(name="root", num_children=1),
+                                                        SchemaElement(name="x", type=1, repetition_type=0)],
+                        row_groups=[RowGroup(columns=[chunk], total_byte_size=4, num_rows=1)] * 3)
+    raw = thrift_io.serialize(meta)
+    # field 4 again (long form: type list, zigzag id 8), a list of one struct, before the final stop
+    header = bytes([0x09, 0x08, 0x1C])
+    element_at = len(raw) - 1 + len(header)
+    raw = raw[:-1] + header + thrift_io.serialize(meta.row_groups[0]) + b"\x00"
+    assert thrift_io.deserialize(FileMetaData, raw)[0].row_groups == [meta.row_groups[0]]
+    assert thrift_io.StructReader(raw).list_field_starts(FileMetaData, "row_groups", RowGroup) == [element_at]
+    assert FileMetadata(raw).num_row_groups == 1
