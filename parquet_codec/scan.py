@@ -288,6 +288,8 @@ class Scanner:
             data = read_column_chunk(pf._source, chunk, leaf, verify_checksums=pf.verify_checksums,
                                      padding=pf._chunk_padding, decryptor=decryptor,
                                      keep_dictionary=pf._keeps_dictionary(leaf))
+            if num_rows(data) != plan.num_rows:  # the rows are matched by number against the row group's
+                raise CorruptFileError(f"column holds {num_rows(data)} rows, the row group declares {plan.num_rows}")
         except ParquetError as exc:
             exc.add_context(file=pf._source.name, row_group=index, column=leaf.dotted_path)
             raise

@@ -1,0 +1,28 @@
+"""The scanner of filtered reads (scan.py) on row groups whose metadata lies."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+
+import parquet_codec as pc
+from parquet_codec.errors import CorruptFileError
+from tests.support.footer import rewrite_footer
+
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+
+
+@pytest.mark.parametrize("declared", [1, 49, 51])
+def test_a_row_group_declaring_other_rows_than_its_columns_hold_is_corrupt(declared):
+    buf = io.BytesIO()
+    pq.write_table(pa.table({"k": np.arange(50, dtype=np.int32)}), buf)
+
+    def edit(meta):
+        meta.row_groups[0].num_rows = meta.num_rows = declared
+    data = rewrite_footer(buf.getvalue(), edit)
+    for filters in ([("k", ">=", 5)], [("k", "!=", 3)]):
+        with pytest.raises(CorruptFileError, match=f"column holds 50 rows, the row group declares {declared}"):
+            pc.read_table(data, filters=filters)
