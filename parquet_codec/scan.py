@@ -281,9 +281,9 @@ class Scanner:
                 data = read_column_pages(pf._source, chunk, leaf, column.offset_index.page_locations,
                                          column.selection, verify_checksums=pf.verify_checksums, decryptor=decryptor,
                                          keep_dictionary=pf._keeps_dictionary(leaf))
-                covered = _row_ids(rows_of_pages(column.offset_index, column.selection, plan.num_rows))
-                if num_rows(data) == len(covered):
-                    return data, covered
+                covered = rows_of_pages(column.offset_index, column.selection, plan.num_rows)
+                if num_rows(data) == covered.num_rows:  # counted before the row numbers are laid out
+                    return data, _row_ids(covered)
                 # Pages that do not start at row boundaries break the index's promise: read it all.
             data = read_column_chunk(pf._source, chunk, leaf, verify_checksums=pf.verify_checksums,
                                      padding=pf._chunk_padding, decryptor=decryptor,

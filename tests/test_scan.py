@@ -26,3 +26,18 @@ def test_a_row_group_declaring_other_rows_than_its_columns_hold_is_corrupt(decla
     for filters in ([("k", ">=", 5)], [("k", "!=", 3)]):
         with pytest.raises(CorruptFileError, match=f"column holds 50 rows, the row group declares {declared}"):
             pc.read_table(data, filters=filters)
+
+
+@pytest.mark.parametrize("declared", [1001, 2**31, 2**62])
+def test_pages_picked_by_the_page_index_are_counted_before_their_rows_are_laid_out(declared):
+    # The last page's rows run to the row group's num_rows: a huge count is
+    # refused as corrupt, not turned into an array of that many row numbers.
+    buf = io.BytesIO()
+    pq.write_table(pa.table({"k": np.arange(1000)}), buf, use_dictionary=False, max_rows_per_page=100,
+                   write_page_index=True)
+
+    def edit(meta):
+        meta.row_groups[0].num_rows = meta.num_rows = declared
+    data = rewrite_footer(buf.getvalue(), edit)
+    with pytest.raises(CorruptFileError, match=f"column holds 1000 rows, the row group declares {declared}"):
+        pc.read_table(data, filters=[("k", ">=", 990)])
