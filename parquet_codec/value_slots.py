@@ -28,8 +28,9 @@ class ValueBuffer:
     """The non-null values of a chunk of a 1-D fixed-width type, decoded in
     place into one preallocated array, page after page."""
 
-    def __init__(self, array: np.ndarray) -> None:
+    def __init__(self, array: np.ndarray, declared: str = "values the column chunk declares") -> None:
         self.array = array
+        self.declared = declared  # what sized the array, for the error when the pages overrun it
         self.filled = 0
         self.itemsize = array.itemsize
         # The array's bytes, for codecs and copies to write into (None when strided or read-only).
@@ -39,7 +40,7 @@ class ValueBuffer:
         """Reserve the next ``count`` slots; returns the first one's index."""
         start = self.filled
         if count > len(self.array) - start:
-            raise CorruptFileError(f"pages hold more than the {len(self.array)} values the column chunk declares")
+            raise CorruptFileError(f"pages hold more than the {len(self.array)} {self.declared}")
         self.filled = start + count
         return start
 
@@ -94,7 +95,7 @@ def value_buffer(leaf: SchemaNode, capacity: int, chunk_bytes: int, out: np.ndar
         return None
     if out is not None:
         _check_array(out, dtype, "out")
-        return ValueBuffer(out)
+        return ValueBuffer(out, "values the row group has rows for")  # (``out``: one slot per row of the group)
     if not plausible_items(capacity, dtype.itemsize, chunk_bytes):
         return None
     reserve_items(capacity, dtype.itemsize, f"{capacity} {Type._VALUES_TO_NAMES.get(leaf.physical_type)} values")

@@ -12,6 +12,7 @@ import pytest
 import parquet_codec as pc
 from parquet_codec.errors import CorruptFileError
 from parquet_codec.value_slots import Spread, value_buffer
+from tests.support.footer import rewrite_footer
 
 
 def _leaf(values: pa.Array) -> object:
@@ -46,3 +47,13 @@ def test_spread_claims_zeroed_slots_in_order():
         spread.claim(np.array([True]))
     with pytest.raises(TypeError, match="1-D int32"):
         Spread(np.zeros(5, dtype=np.int64), leaf)
+
+
+def test_values_overrunning_the_rows_given_name_the_row_group():
+    # A row group declaring 1 row over a chunk of 10 values: the error is the
+    # row group's count, not a count the chunk does not declare.
+    sink = io.BytesIO()
+    pq.write_table(pa.table({"x": pa.array(np.arange(10, dtype=np.int64))}), sink)
+    data = rewrite_footer(sink.getvalue(), lambda meta: setattr(meta.row_groups[0], "num_rows", 1))
+    with pytest.raises(CorruptFileError, match="more than the 1 values the row group has rows for"):
+        pc.read_table(data)
