@@ -297,9 +297,16 @@ class ParquetFile:
 
     def _read_arrays(self, index: int, schema: Schema, out: dict[str, np.ndarray] | None = None,
                      dictionaries: dict[str, list[Array]] | None = None) -> dict[str, Array]:
+        with self.bounded(index):
+            return self._read_group_arrays(index, schema, out or {}, {} if dictionaries is None else dictionaries)
+
+    @contextmanager
+    def bounded(self, index: int) -> Iterator[None]:
+        """Decode row group ``index`` under the read's memory budget; an
+        allocation refused anyway is a ResourceLimitError naming the row group."""
         with memory_budget(self.memory_limit):
             try:
-                return self._read_group_arrays(index, schema, out or {}, {} if dictionaries is None else dictionaries)
+                yield
             except ResourceLimitError:
                 raise
             except MemoryError:  # no memory_limit, or the interpreter's own allocations

@@ -240,7 +240,8 @@ class Scanner:
         for index in range(self.pf.num_row_groups) if indices is None else indices:
             plan = self.plan_row_group(index)
             if plan.skipped_by is None:
-                table = self.read(plan)
+                with self.pf.bounded(index):
+                    table = self.read(plan)
                 if table.num_rows:
                     yield table
 

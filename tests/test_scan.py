@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import parquet_codec as pc
-from parquet_codec.errors import CorruptFileError
+from parquet_codec.errors import CorruptFileError, ResourceLimitError
 from tests.support.footer import rewrite_footer
 
 pa = pytest.importorskip("pyarrow")
@@ -41,3 +41,33 @@ def test_pages_picked_by_the_page_index_are_counted_before_their_rows_are_laid_o
     data = rewrite_footer(buf.getvalue(), edit)
     with pytest.raises(CorruptFileError, match=f"column holds 1000 rows, the row group declares {declared}"):
         pc.read_table(data, filters=[("k", ">=", 990)])
+
+
+def _small_file() -> bytes:
+    buf = io.BytesIO()
+    pq.write_table(pa.table({"k": np.arange(1000)}), buf, row_group_size=500)
+    return buf.getvalue()
+
+
+def test_filtered_row_groups_are_read_under_the_memory_limit():
+    data = _small_file()
+    filters = [("k", ">=", 10)]
+    assert sum(t.num_rows for t in pc.ParquetFile(data, memory_limit=2**20).iter_batches(filters=filters)) == 990
+    with pytest.raises(ResourceLimitError, match="memory_limit of 64 bytes") as caught:
+        list(pc.ParquetFile(data, memory_limit=64).iter_batches(filters=filters))
+    assert caught.value.context.get("row_group") == 0
+
+
+def test_a_filtered_row_group_that_does_not_fit_in_memory_is_a_resource_limit_error(monkeypatch):
+    from parquet_codec import scan
+
+    def refuse(*args, **kwargs):
+        raise MemoryError("Unable to allocate 8.00 GiB")
+
+    monkeypatch.setattr(scan, "read_column_chunk", refuse)
+    data, filters = _small_file(), [("k", ">=", 10)]
+    for read in (lambda: pc.read_table(data, filters=filters),
+                 lambda: list(pc.ParquetFile(data).iter_batches(filters=filters))):
+        with pytest.raises(ResourceLimitError, match="does not fit in memory") as caught:
+            read()
+        assert caught.value.context.get("row_group") == 0
