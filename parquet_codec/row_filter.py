@@ -4,7 +4,7 @@ Values are compared as physical keys by the column's sort order
 (LogicalTypes.md "Sort Order"), vectorized with numpy: numbers as int64 /
 uint64 / float64 (float32 and FLOAT16 widen exactly), byte arrays and
 fixed-length values as unsigned bytes, lexicographically, decimals stored in
-bytes as their unscaled integers. The filter value is converted once into the
+bytes as their unscaled integers, INT96 timestamps as exact nanoseconds. The filter value is converted once into the
 same key (:func:`parquet_codec.predicate.literal_key`). Nulls come from the
 definition levels: a slot is null below the leaf's max definition level (a
 null struct makes its fields null too).
@@ -29,6 +29,7 @@ from parquet_codec.arrays import Array, BinaryArray, take
 from parquet_codec.column_index import EQ, GE, GT, IN, IS_NOT_NULL, IS_NULL, LE, LT, NE, NOT_IN
 from parquet_codec.levels import LeafData
 from parquet_codec.predicate import ColumnRef, Predicate, cached, literal_key, set_literal_keys, set_values
+from parquet_codec.temporal import int96_sort_keys
 from parquet_codec.types import LogicalInfo, byte_values, from_pylist, to_logical
 from parquet_codec.value_sets import sorted_member
 
@@ -83,7 +84,7 @@ def column_keys(values: Array, info: LogicalInfo) -> np.ndarray | _Bytes:
     if isinstance(values, BinaryArray):
         return _Bytes(values.offsets, values.data)
     if kind == "int96":
-        return np.asarray(to_logical(values, info).values, dtype=np.int64)
+        return int96_sort_keys(values.values)
     if kind in ("int", "float16"):
         values = to_logical(values, info)
     raw = values.values
@@ -100,7 +101,7 @@ def column_keys(values: Array, info: LogicalInfo) -> np.ndarray | _Bytes:
 def _key(value: object, info: LogicalInfo) -> tuple[object, bool]:
     """The literal as a key of :func:`column_keys`' kind, and whether it is exact."""
     if info.kind == "int96":
-        return int(to_logical(from_pylist([value], info), info).values[0]), True
+        return int(int96_sort_keys(from_pylist([value], info).values)[0]), True
     if info.kind in ("fixed_binary", "uuid", "interval"):
         physical = from_pylist([value], info)
         return np.ascontiguousarray(physical.values[0]).tobytes(), True
@@ -141,7 +142,7 @@ class _Members:
         self.keys: list = []
         for group in values.without_nan().groups.values():
             if info.kind == "int96":
-                self.keys += to_logical(from_pylist(group, info), info).values.tolist()
+                self.keys += int96_sort_keys(from_pylist(group, info).values).tolist()
             elif info.kind in ("fixed_binary", "uuid", "interval"):
                 self.keys += byte_values(from_pylist(group, info))
         if info.kind not in ("int96", "fixed_binary", "uuid", "interval"):

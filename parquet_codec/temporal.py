@@ -125,6 +125,19 @@ def int96_to_int64(values: np.ndarray, unit: str = "ns", validity: np.ndarray | 
     return total
 
 
+def int96_sort_keys(values: np.ndarray) -> np.ndarray:
+    """INT96 timestamps as exact nanoseconds since the epoch, the values
+    :func:`int96_micros` reads, for comparing them with one another: int64
+    when every value fits, else Python ints (an object array), so that a
+    value beyond 64-bit nanoseconds (years before 1677 or after 2262, which
+    Spark writes) still compares by its instant."""
+    micros, sub = int96_micros(values)
+    total, fits = _checked_total(micros, sub, 1000)
+    if fits.all():
+        return total
+    return micros.astype(object) * 1000 + sub.astype(object)
+
+
 def int64_to_int96(values: np.ndarray, unit: str, validity: np.ndarray | None = None) -> np.ndarray:
     """int64 timestamps in ``unit`` as ``(n, 12)`` INT96 values."""
     values = _zero_nulls(values, validity)
@@ -515,6 +528,7 @@ __all__ = [
     "apply_nulls",
     "int96_parts",
     "int96_micros",
+    "int96_sort_keys",
     "int96_to_int64",
     "int64_to_int96",
     "timestamps_to_py",
