@@ -151,7 +151,7 @@ def hash_values(values: object, physical_type: int, *, type_length: int | None =
     if physical_type == Type.BOOLEAN:
         # A boolean's PLAIN bytes: its bit in the low bit of one byte, 0 or 1.
         # arrow-rs writes bloom filters of BOOLEAN columns hashing that byte
-        # (pyarrow and parquet-java write none, and neither does this writer).
+        # (pyarrow writes none, nor does this writer; see Sbbf.proves_absence).
         flat = np.ascontiguousarray(values, dtype=bool).reshape(-1).view(np.uint8)
         return xxh64_rows(flat.reshape(len(flat), 1))
     if physical_type == Type.BYTE_ARRAY:
@@ -274,6 +274,14 @@ class Sbbf:
     @property
     def num_bytes(self) -> int:
         return self.blocks.nbytes
+
+    @property
+    def proves_absence(self) -> bool:
+        """Whether a lookup that misses proves the value absent from the chunk:
+        not on a BOOLEAN column. The spec hashes PLAIN bytes, which booleans
+        (bit-packed) do not have; arrow-rs hashes one byte per boolean, while
+        parquet-java writes filters on BOOLEAN columns that it never fills."""
+        return self.info is None or self.info.physical_type != Type.BOOLEAN
 
     @property
     def num_blocks(self) -> int:

@@ -509,7 +509,7 @@ def uses_bloom_filter(predicate: Predicate) -> bool:
 
 def bloom_might_match(predicate: Predicate, bloom: Sbbf | None) -> bool:
     """Level (b): False only when the filter proves every value absent."""
-    if bloom is None or not uses_bloom_filter(predicate):
+    if bloom is None or not uses_bloom_filter(predicate) or not bloom.proves_absence:
         return True
     if predicate.op == EQ:
         if predicate.value is None or _is_nan(predicate.value):

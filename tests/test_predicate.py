@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
+import io
 import math
 from decimal import Decimal
 
 import numpy as np
 import pytest
 
+import parquet_codec as pc
 from parquet_codec.arrays import BinaryArray, PrimitiveArray
 from parquet_codec.bloom import Sbbf
 from parquet_codec.errors import ParquetError, SchemaError
@@ -41,6 +43,7 @@ from parquet_codec.row_filter import rows_match, take_rows
 from parquet_codec.schema import Schema, group, list_, primitive
 from parquet_codec.statistics import encode_bound
 from parquet_codec.types import LogicalInfo, logical_info
+from tests.support.footer import with_empty_bloom_filters
 
 INT = LogicalInfo("int", Type.INT64, bit_width=64)
 FLOAT = LogicalInfo("float", Type.DOUBLE, bit_width=64)
@@ -203,6 +206,26 @@ def test_bloom_filter_level():
     assert check([("x", ">", "zzz")])  # not an equality: the filter cannot say
     assert check([("x", "==", "nothere")]) is False
     assert bloom_might_match(Predicate("x", "==", "q"), None)
+
+
+def test_bloom_filter_of_a_boolean_column_proves_nothing():
+    # parquet-java writes bloom filters on BOOLEAN columns (parquet.bloom.filter.enabled)
+    # that it never fills: every lookup misses, yet the chunk holds both values.
+    empty = Sbbf(32, info=LogicalInfo("boolean", Type.BOOLEAN))
+    assert bloom_might_match(Predicate("flag", "==", True), empty)
+    assert bloom_might_match(Predicate("flag", "in", (True, False)), empty)
+    assert not bloom_might_match(Predicate("x", "==", 5), Sbbf(32, info=INT))
+
+
+def test_read_keeps_rows_an_empty_boolean_bloom_filter_would_hide():
+    out = io.BytesIO()
+    pc.write_table({"id": list(range(10)), "flag": [i % 3 == 0 for i in range(10)]}, out, row_group_size=4)
+    data = with_empty_bloom_filters(out.getvalue(), column=1)
+    assert pc.ParquetFile(io.BytesIO(data)).bloom_filter(0, "flag") is not None
+    for filters, wanted in (([("flag", "==", True)], True), ([("flag", "in", [True])], True),
+                            ([("flag", "==", False)], False)):
+        got = pc.read_table(io.BytesIO(data), filters=filters, columns=["id"]).column("id").to_pylist()
+        assert got == [i for i in range(10) if (i % 3 == 0) == wanted], filters
 
 
 # ---------------------------------------------------------------- (c) page index

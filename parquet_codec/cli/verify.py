@@ -384,7 +384,7 @@ class ChunkCheck:
         except ParquetError as exc:
             self.find(f"bloom filter: {exc.message}")
             return
-        if bloom is None or len(values) == 0:
+        if bloom is None or len(values) == 0 or not bloom.proves_absence:
             return
         found = bloom.check_values(values, info.physical_type, type_length=info.type_length)
         missing = int(np.count_nonzero(~found))

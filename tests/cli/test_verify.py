@@ -3,6 +3,7 @@ filters, wrong row counts and a tampered signed footer are each found and named.
 
 from __future__ import annotations
 
+import io
 import re
 
 import pyarrow.parquet as pq
@@ -14,6 +15,7 @@ from parquet_codec.format.ttypes import BloomFilterHeader
 from parquet_codec.thrift_io import deserialize
 from tests.cli.support import ENCRYPTED_KEYS, SPARK, corpus, flip_byte, rewrite_footer, run, write_sample
 from tests.conftest import requires_corpus
+from tests.support.footer import with_empty_bloom_filters
 
 CLEAN_CORPUS = [
     "alltypes_plain.parquet", "alltypes_dictionary.parquet", "datapage_v2.snappy.parquet",
@@ -31,6 +33,16 @@ def _findings(result, name: str) -> list[str]:
     """The finding lines of one file (not its summary line)."""
     return [line for line in result.lines if line.startswith(f"{name}: ")
             and not re.match(r".*: (OK \(|\d+ finding\(s\)( \(|$))", line)]
+
+
+def test_empty_bloom_filter_of_a_boolean_column_is_no_finding(tmp_path):
+    # parquet-java writes bloom filters on BOOLEAN columns that it never fills;
+    # the spec defines no hashing for booleans, so such a filter proves nothing.
+    out = io.BytesIO()
+    pc.write_table({"id": list(range(10)), "flag": [i % 3 == 0 for i in range(10)]}, out)
+    (tmp_path / "flag.parquet").write_bytes(with_empty_bloom_filters(out.getvalue(), column=1))
+    result = run("verify", "flag.parquet", cwd=tmp_path)
+    assert result.code == 0, result.out
 
 
 def test_every_spark_fixture_is_clean():

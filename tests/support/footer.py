@@ -26,3 +26,20 @@ def rewrite_footer(data: bytes, edit: Callable[[FileMetaData], None], insert: by
     edit(meta)
     body = serialize(meta)
     return data[:start] + insert + body + struct.pack("<I", len(body)) + b"PAR1"
+
+
+def with_empty_bloom_filters(data: bytes, column: int, num_bytes: int = 1024) -> bytes:
+    """``data`` with an all-zero bloom filter (one shared by every row group) on
+    leaf ``column``, as parquet-java writes them on BOOLEAN columns, which it
+    never fills."""
+    from parquet_codec.bloom import Sbbf
+
+    bloom = Sbbf(num_bytes).to_bytes()
+    start = footer_start(data)
+
+    def edit(meta: FileMetaData) -> None:
+        for row_group in meta.row_groups:
+            chunk = row_group.columns[column].meta_data
+            chunk.bloom_filter_offset, chunk.bloom_filter_length = start, len(bloom)
+
+    return rewrite_footer(data, edit, insert=bloom)
