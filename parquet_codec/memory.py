@@ -151,7 +151,10 @@ def _raise_malloc_thresholds() -> None:
     """Free one block of about the size that raises malloc's thresholds the
     most (see the module docstring); it is never touched, so it costs a map
     and an unmap, not memory. Other allocators take it as any other block."""
-    block = np.empty(_THRESHOLD_BLOCK, dtype=np.uint8)
+    try:
+        block = np.empty(_THRESHOLD_BLOCK, dtype=np.uint8)
+    except MemoryError:  # (a process whose address space is limited that tightly keeps malloc's defaults)
+        return
     del block
 
 
