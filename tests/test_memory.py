@@ -142,3 +142,13 @@ def test_importing_the_package_raises_glibc_malloc_thresholds():
     env = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
     assert out.stdout.strip() == "1"
+
+
+def test_a_process_without_room_for_the_threshold_block_keeps_malloc_defaults(monkeypatch):
+    import parquet_codec.memory as memory
+
+    def refuse(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(memory.np, "empty", refuse)
+    memory._raise_malloc_thresholds()  # no error: the block is simply not freed
