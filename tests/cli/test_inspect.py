@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import base64
+import io
 import json
 
 import pyarrow.parquet as pq
 import pytest
 
+import parquet_codec as pc
 from tests.cli.support import ENCRYPTED_KEYS, SPARK, SPARK_FILE, corpus, run, write_sample
 from tests.conftest import requires_corpus
+from tests.support.footer import with_empty_bloom_filters
 
 
 def test_meta_text_on_a_spark_fixture():
@@ -119,6 +122,17 @@ def test_bloom_without_filters(tmp_path):
     result = run("bloom", path, "--column", "id", "5")
     assert result.code == 0
     assert result.out.count("no bloom filter") == 3
+
+
+def test_bloom_of_a_boolean_column_never_answers_absent(tmp_path):
+    # parquet-java writes bloom filters on BOOLEAN columns that it never fills.
+    out = io.BytesIO()
+    pc.write_table({"id": [1, 2], "flag": [True, False]}, out)
+    path = tmp_path / "flag.parquet"
+    path.write_bytes(with_empty_bloom_filters(out.getvalue(), column=1))
+    result = run("bloom", path, "--column", "flag", "--json", "true", "false")
+    assert result.code == 0, result.err
+    assert [r["result"] for r in result.json_lines()] == ["maybe present", "maybe present"]
 
 
 @requires_corpus()
