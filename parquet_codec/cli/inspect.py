@@ -252,25 +252,14 @@ def arrow_schema_lines(pf: ParquetFile) -> list[str]:
 
 
 def spark_schema_json(pf: ParquetFile) -> Any:
-    """The Spark schema as parsed JSON: from ``ParquetFile.spark_schema`` when
-    the package has it, else from Spark's key-value metadata key; the raw text
-    when it is not JSON; None when the file has none."""
+    """The Spark schema as Spark's StructType JSON, from ``ParquetFile.spark_schema``;
+    the stored text as it is when that cannot parse it (only a schema it parsed
+    is drawn as a tree); None when the file has none."""
     try:
-        schema = getattr(pf, "spark_schema", None)
-        if callable(schema):
-            schema = schema()
+        schema = pf.spark_schema
     except ParquetError:
-        schema = None
-    to_json_method = getattr(schema, "to_json", None)
-    if callable(to_json_method):
-        return to_json_method()
-    raw = pf.metadata.key_value_metadata.get(SPARK_SCHEMA_KEY)
-    if raw is None:
-        return None
-    try:
-        return json.loads(raw)
-    except ValueError:
-        return raw
+        return pf.metadata.key_value_metadata.get(SPARK_SCHEMA_KEY)
+    return None if schema is None else schema.to_json()
 
 
 def spark_tree(schema: dict[str, Any]) -> list[str]:

@@ -6,11 +6,12 @@ import base64
 import io
 import json
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
 import parquet_codec as pc
-from tests.cli.support import ENCRYPTED_KEYS, SPARK, SPARK_FILE, corpus, run, write_sample
+from tests.cli.support import ENCRYPTED_KEYS, SPARK, SPARK_FILE, corpus, rewrite_footer, run, write_sample
 from tests.conftest import requires_corpus
 from tests.support.footer import with_empty_bloom_filters
 
@@ -60,6 +61,19 @@ def test_schema_prints_message_type_and_spark_schema():
     assert " |-- m: map (nullable = true)\n |    |-- key: string\n" in spark
     raw = run("schema", SPARK_FILE, "--spark-json").out.split("\nSpark schema (JSON):\n")[1]
     assert json.loads(raw)["type"] == "struct"
+
+
+@pytest.mark.parametrize("stored", ['{"type":"struct","fields":[1]}', '{"fields":{"a":{"type":7}}}'])
+def test_schema_shows_spark_metadata_it_cannot_parse_as_stored(tmp_path, stored):
+    from parquet_codec.format.ttypes import KeyValue
+
+    path = tmp_path / "t.parquet"
+    pq.write_table(pa.table({"a": [1]}), path)
+    rewrite_footer(path, lambda meta: setattr(
+        meta, "key_value_metadata", [KeyValue("org.apache.spark.sql.parquet.row.metadata", stored)]))
+    result = run("schema", path)
+    assert result.code == 0, result.err
+    assert result.out.endswith("\nSpark schema (JSON):\n" + stored + "\n")
 
 
 @requires_corpus()
