@@ -222,7 +222,10 @@ class ChunkCheck:
         with memory_budget(memory_limit()):  # what the chunk declares is reserved before it is decoded
             leaf_data = self._decode()
             if leaf_data is not None:
-                self._check_data(leaf_data, data, start)
+                try:
+                    self._check_data(leaf_data, data, start)
+                except MemoryError:  # the checks' own arrays, beyond what decoding reserved
+                    self.find("cannot check the values: the column chunk does not fit in memory")
         return len(self.pages)
 
     def _check_data(self, leaf_data: LeafData, data: memoryview, start: int) -> None:

@@ -190,3 +190,21 @@ def test_a_folder_without_parquet_files_is_an_error(tmp_path):
     (tmp_path / "notes.txt").write_text("nothing here")
     result = run("verify", tmp_path)
     assert result.code == 1 and "no Parquet files" in result.err and result.out == ""
+
+
+def test_checks_that_do_not_fit_in_memory_are_a_finding(tmp_path, monkeypatch, capsys):
+    # (A chunk of 2**31 null levels decodes within the budget; the checks' own
+    # arrays of as many slots were then refused.)
+    from parquet_codec.cli import main, verify
+
+    path = tmp_path / "t.parquet"
+    write_sample(path)
+
+    def refuse(*args):
+        raise MemoryError("Unable to allocate 2.00 GiB")
+
+    monkeypatch.setattr(verify.ChunkCheck, "_split", refuse)
+    assert main(["verify", "--no-progress", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "row group 0, column 'id': cannot check the values: the column chunk does not fit in memory" in out
+    assert "internal error" not in out
