@@ -42,7 +42,7 @@ _UTC = datetime.timezone.utc
 def infer_type(values: list[str | None]) -> str:
     """Spark's partition type inference over every value of one key."""
     present = [v for v in values if v is not None]
-    for kind, test in (("int", _is_int32), ("long", _is_int), ("double", _is_float),
+    for kind, test in (("int", _is_int32), ("long", _is_int), ("double", _is_double),
                        ("date", _is_date), ("timestamp", _is_timestamp)):
         if all(test(v) for v in present):
             return kind
@@ -93,8 +93,20 @@ def _parses(parse: object, text: str) -> bool:
     return True
 
 
-def _is_float(text: str) -> bool:
-    return _parses(float, text)
+# Spark infers a double where Java's Double.parseDouble takes the text
+# (surrounding blanks, NaN, Infinity, a d or f suffix), not where only Python's
+# float does (1_000, nan, inf): Spark and pyarrow keep those as strings.
+_JAVA_DOUBLE = re.compile(r"[+-]?(NaN|Infinity|(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?[fFdD]?)", re.ASCII)
+# pyarrow's cast of text to a float: nan and inf in any case, nothing around the number.
+_ARROW_DOUBLE = re.compile(r"[+-]?((\d+\.?\d*|\.\d+)(e[+-]?\d+)?|inf|infinity|nan)", re.ASCII | re.IGNORECASE)
+
+
+def _is_double(text: str) -> bool:
+    return _JAVA_DOUBLE.fullmatch(text.strip()) is not None
+
+
+def _is_arrow_double(text: str) -> bool:
+    return _ARROW_DOUBLE.fullmatch(text) is not None
 
 
 def _is_bool(text: str) -> bool:
@@ -103,8 +115,8 @@ def _is_bool(text: str) -> bool:
 
 # A schema's type family -> the kind its keys are read as, and the test of a value's text.
 _PARSED: dict[str, tuple[str, Callable[[str], bool]]] = {
-    "int": ("long", _is_int), "uint": ("long", _is_int), "float": ("double", _is_float),
-    "double": ("double", _is_float), "date": ("date", _is_date), "boolean": ("bool", _is_bool),
+    "int": ("long", _is_int), "uint": ("long", _is_int), "float": ("double", _is_arrow_double),
+    "double": ("double", _is_arrow_double), "date": ("date", _is_date), "boolean": ("bool", _is_bool),
     "timestamp": ("timestamp", lambda text: _is_date(text) or _is_timestamp(text)),
 }
 
@@ -116,7 +128,7 @@ def typed(text: str | None, kind: str) -> object:
     if kind in ("int", "long"):
         return int(text)
     if kind == "double":
-        return float(text)
+        return float(text.strip().rstrip("fFdD"))  # (a Java suffix: "1d")
     if kind == "date":
         return datetime.date.fromisoformat(text)
     if kind == "bool":

@@ -9,6 +9,7 @@ import pytest
 
 import parquet_codec as pc
 from parquet_codec.dataset import discover, infer_type
+from parquet_codec.dataset_partitions import typed
 from parquet_codec.errors import SchemaError, UnsupportedError
 
 pa = pytest.importorskip("pyarrow")
@@ -60,6 +61,12 @@ def test_partition_type_inference():
     assert infer_type(["2020-01-02", None]) == "date"
     assert infer_type(["2020-01-02 03:04:05.5"]) == "timestamp"
     assert infer_type(["2020-01-02", "x"]) == "string"
+    # Doubles as Spark parses them (Java's Double.parseDouble), not Python's float:
+    for spark_strings in (["1_000", "2"], ["nan", "1"], ["inf", "1"], ["0x10"]):
+        assert infer_type(spark_strings) == "string"
+    for spark_doubles in (["NaN", "1"], ["-Infinity"], [" 7", "8"], ["1d", "2.5f"]):
+        assert infer_type(spark_doubles) == "double"
+    assert typed("1d", "double") == 1.0 and typed(" 7", "double") == 7.0
 
 
 def test_typed_dates_and_escaped_values(tmp_path):
@@ -646,7 +653,8 @@ def test_a_key_the_schema_types_is_parsed_from_its_folders_text_as_pyarrow(tmp_p
 
 
 @pytest.mark.parametrize(("values", "key_type"), [(["1.5"], "int32"), (["x"], "float64"), (["2"], "bool_"),
-                                                  (["2020-13-01"], "date32"), (["1"], "timestamp")])
+                                                  (["2020-13-01"], "date32"), (["1"], "timestamp"),
+                                                  (["1_000"], "float64"), ([" 7"], "float64")])
 def test_a_folder_value_that_does_not_parse_as_the_schemas_type_is_refused_as_pyarrow(tmp_path, values, key_type):
     _partitioned(tmp_path, "k", values)
     key = pa.timestamp("us") if key_type == "timestamp" else getattr(pa, key_type)()
