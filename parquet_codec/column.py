@@ -463,7 +463,11 @@ class _ChunkReader:
         if encoding == Encoding.DELTA_BYTE_ARRAY and physical in (Type.BYTE_ARRAY, Type.FIXED_LEN_BYTE_ARRAY):
             return self._binary_part(DeltaByteArray.decode(data, physical, count, type_length=width)[0])
         if encoding == Encoding.BYTE_STREAM_SPLIT:
-            return ByteStreamSplit.decode(data, physical, count, type_length=width)[0]
+            values, used = ByteStreamSplit.decode(data, physical, count, type_length=width)
+            if used != len(data):  # each stream is as long as the page has values: other bytes make that ambiguous
+                raise DecodingError(f"BYTE_STREAM_SPLIT streams of {count} values take {used} bytes, the page "
+                                    f"holds {len(data)}")
+            return values
         name = Encoding._VALUES_TO_NAMES.get(encoding, f"#{encoding}")
         if encoding in Encoding._VALUES_TO_NAMES:
             raise UnsupportedError(f"{name} values of type {Type._VALUES_TO_NAMES.get(physical)} are not supported")

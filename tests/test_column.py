@@ -90,3 +90,37 @@ def test_spread_slots_are_checked_against_the_pages(tmp_path):
     assert data.spread and slots.tolist() == [1, 0, 3, 4] and data.num_values == 4
     with pytest.raises(CorruptFileError, match="more than the 3 level slots"):
         column.read_column_chunk(open_source(str(path)), chunk, leaf, spread=np.zeros(3, dtype=np.int64))
+
+
+@pytest.mark.parametrize("extra", [1, 32])
+def test_byte_stream_split_pages_of_other_than_their_values_bytes_are_corrupt(extra):
+    """Each of the K streams is as long as the page has values: with more
+    bytes (a stray one, or streams of twice the values) the layout is
+    ambiguous, and pyarrow refuses the page too."""
+    import io
+    import struct
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    import parquet_codec as pc
+    from parquet_codec.errors import DecodingError
+    from parquet_codec.format.ttypes import PageHeader
+    from parquet_codec.thrift_io import deserialize, serialize
+    from tests.support.footer import read_footer
+
+    buf = io.BytesIO()
+    pq.write_table(pa.table({"f": pa.array(np.arange(8, dtype=np.float32))}), buf, use_dictionary=False,
+                   column_encoding={"f": "BYTE_STREAM_SPLIT"}, compression="none", write_statistics=False)
+    data = buf.getvalue()
+    meta = read_footer(data)
+    chunk = meta.row_groups[0].columns[0].meta_data
+    header, used = deserialize(PageHeader, data, chunk.data_page_offset)
+    start = chunk.data_page_offset + used
+    body = data[start : start + header.compressed_page_size] + b"\x00" * extra
+    header.compressed_page_size = header.uncompressed_page_size = len(body)
+    page = serialize(header) + body
+    chunk.data_page_offset, chunk.total_compressed_size, chunk.total_uncompressed_size = 4, len(page), len(page)
+    footer = serialize(meta)
+    with pytest.raises(DecodingError, match="streams of 8 values take 32 bytes, the page holds"):
+        pc.read_table(b"PAR1" + page + footer + struct.pack("<I", len(footer)) + b"PAR1")
