@@ -434,7 +434,10 @@ def _front_decode(prefixes: np.ndarray, suffixes: ByteArrays, stream_at: int, ma
     chain of "previous strictly smaller prefix" links (``i -> pse(i) -> ...``
     until a prefix of 0). The chains are walked for all values at once, one
     link per round, and the slices are then copied with one gather:
-    ``O(output bytes + n log n)``.
+    ``O(output bytes + n log n)``. A slice holds at least one byte, but there
+    can be as many as bytes (each value one byte longer than the last): the
+    values are then rebuilt a run at a time, so that the slices' scratch stays
+    bounded (:data:`_MAX_SLICES`).
     """
     n = len(prefixes)
     lengths = prefixes + suffixes.lengths()
@@ -455,23 +458,81 @@ def _front_decode(prefixes: np.ndarray, suffixes: ByteArrays, stream_at: int, ma
     np.cumsum(lengths, out=offsets[1:])
     if not offsets[-1]:
         return ByteArrays(offsets, np.zeros(0, dtype=np.uint8))
-    starts, sizes = _slices(prefixes, suffixes.offsets[:-1], suffixes.lengths())
-    _, data = gather_ranges(suffixes.data, starts, sizes)
+    suffix_starts, suffix_lengths = suffixes.offsets[:-1], suffixes.lengths()
+    owner = np.flatnonzero(prefixes > 0)
+    link = _previous_smaller(prefixes, owner)
+    whole = _slices(prefixes, suffix_starts, suffix_lengths, owner, link, _MAX_SLICES)
+    if whole is not None:
+        return ByteArrays(offsets, gather_ranges(suffixes.data, *whole)[1])
+    runs, heaviest = _runs(_chain_lengths(prefixes, owner, link))
+    reserve_items(heaviest, _SLICE_BYTES, f"the slices of {n} {_DBA} values, {heaviest} at a time")
+    data = np.empty(total, dtype=np.uint8)
+    for a, b in runs:
+        # The run's values, after the value before it (rebuilt already) as a
+        # value of prefix 0 whose suffix is all of it: chains end there.
+        base = data[offsets[a - 1] : offsets[a]] if a else data[:0]
+        first, end = int(suffix_starts[a]), int(suffix_starts[b - 1] + suffix_lengths[b - 1])
+        source = np.concatenate((base, suffixes.data[first:end]))
+        local = np.concatenate(([0], prefixes[a:b]))
+        local_owner = np.flatnonzero(local > 0)
+        local_link = np.zeros(len(local), dtype=np.int64)
+        local_link[local_owner] = np.maximum(link[local_owner + a - 1] - a + 1, 0)
+        starts, sizes = _slices(local, np.concatenate(([0], suffix_starts[a:b] - first + len(base))),
+                                np.concatenate(([len(base)], suffix_lengths[a:b])), local_owner, local_link,
+                                reserved=True)
+        data[offsets[a] : offsets[b]] = gather_ranges(source, starts, sizes)[1][len(base) :]
     return ByteArrays(offsets, data)
 
 
-def _slices(prefixes: np.ndarray, suffix_starts: np.ndarray, suffix_lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(start in the suffix data, length) of every slice making up the values, in output order."""
+# Scratch per slice (rounds, starts and sizes, the gather's offsets), and the
+# slices one gather may take before values are rebuilt run by run.
+_SLICE_BYTES = 48
+_MAX_SLICES = 1 << 22
+
+
+def _chain_lengths(prefixes: np.ndarray, owner: np.ndarray, link: np.ndarray) -> np.ndarray:
+    """For each value, the number of slices before its own suffix (the links of its chain)."""
+    depth = np.zeros(len(prefixes), dtype=np.int64)
+    alive = current = owner
+    while alive.size:
+        depth[alive] += 1
+        current = link[current]
+        more = prefixes[current] > 0
+        alive, current = alive[more], current[more]
+    return depth
+
+
+def _runs(depth: np.ndarray) -> tuple[list[tuple[int, int]], int]:
+    """Consecutive runs of values of at most :data:`_MAX_SLICES` slices each
+    (or one value), and the most slices a run has (counting the value before it)."""
+    weight = np.cumsum(depth + 1)
+    bounds = [0]
+    while bounds[-1] < len(depth):
+        a = bounds[-1]
+        before = int(weight[a - 1]) if a else 0
+        bounds.append(max(int(np.searchsorted(weight, before + _MAX_SLICES, side="right")), a + 1))
+    heaviest = int(np.diff(np.concatenate(([0], weight))[bounds]).max()) + 1
+    return list(zip(bounds[:-1], bounds[1:], strict=True)), heaviest
+
+
+def _slices(prefixes: np.ndarray, suffix_starts: np.ndarray, suffix_lengths: np.ndarray, owner: np.ndarray,
+            link: np.ndarray, limit: int | None = None, reserved: bool = False) -> tuple[np.ndarray, np.ndarray] | None:
+    """(start in the suffix data, length) of every slice making up the values,
+    in output order; ``owner``: the values of a positive prefix, ``link``: their
+    previous strictly smaller prefix. None when they pass ``limit`` slices;
+    ``reserved``: the caller has reserved their scratch."""
     n = len(prefixes)
-    owner = np.flatnonzero(prefixes > 0)
-    link = _previous_smaller(prefixes, owner)
     # Round r yields, for each value whose chain has more than r links, the
     # slice r-th before its own suffix: bytes [prefix[parent], high) are the
     # first bytes of the parent's suffix.
     rounds: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     links = np.zeros(n, dtype=np.int64)
     current, high = owner, prefixes[owner]
+    count = n
     while owner.size:
+        count += owner.size
+        if limit is not None and count > limit:
+            return None
         parent = link[current]
         low = prefixes[parent]
         rounds.append((owner, suffix_starts[parent], high - low))
@@ -479,6 +540,8 @@ def _slices(prefixes: np.ndarray, suffix_starts: np.ndarray, suffix_lengths: np.
         links[owner[done]] = len(rounds)
         more = ~done
         owner, current, high = owner[more], parent[more], low[more]
+    if not reserved:
+        reserve_items(count, _SLICE_BYTES, f"the {count} slices of {n} {_DBA} values")
     own_at = np.cumsum(links + 1) - 1  # each value's own suffix closes its slices
     starts = np.empty(int(own_at[-1]) + 1, dtype=np.int64)
     sizes = np.empty_like(starts)

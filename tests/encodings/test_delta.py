@@ -264,3 +264,41 @@ def test_previous_smaller_matches_brute_force(values):
 def test_by_value_helpers_accept_byte_arrays():
     ba = ByteArrays.from_pylist([b"ab", b"abc"])
     assert DeltaByteArray.encode(ba) == DeltaByteArray.encode([b"ab", b"abc"])
+
+
+def test_values_each_one_byte_longer_than_the_last_take_scratch_bounded_by_the_run_size(monkeypatch):
+    """n values each extending the one before by a byte are n**2 / 2 one-byte
+    slices: they are rebuilt a run of values at a time, so the scratch stays
+    about the run's, not 40 bytes per byte of output."""
+    import tracemalloc
+
+    n = 2000
+    values = [bytes(range(97, 123)) * (n // 26 + 1)]
+    values = [values[0][: i + 1] for i in range(n)]
+    payload = front_payload(list(range(n)), [v[-1:] for v in values])
+    monkeypatch.setattr(delta, "_MAX_SLICES", 1 << 16, raising=False)
+    tracemalloc.start()
+    decoded, _ = DeltaByteArray.decode(payload, Type.BYTE_ARRAY, n)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert decoded.to_pylist() == values
+    assert peak < 4 * sum(map(len, values)) + 64 * (1 << 16)
+
+
+@settings(max_examples=40)
+@given(st.lists(st.tuples(st.integers(0, 8), st.binary(max_size=3)), min_size=1, max_size=40),
+       st.sampled_from([1, 2, 5, 1 << 22]))
+def test_values_rebuilt_run_by_run_equal_those_rebuilt_at_once(cuts, run_slices):
+    prefixes, suffixes, values, last = [], [], [], b""
+    for cut, suffix in cuts:
+        prefix = min(cut, len(last)) if values else 0
+        prefixes.append(prefix)
+        suffixes.append(suffix)
+        last = last[:prefix] + suffix
+        values.append(last)
+    old, delta._MAX_SLICES = delta._MAX_SLICES, run_slices
+    try:
+        decoded, _ = DeltaByteArray.decode(front_payload(prefixes, suffixes), Type.BYTE_ARRAY, len(values))
+    finally:
+        delta._MAX_SLICES = old
+    assert decoded.to_pylist() == values
