@@ -44,7 +44,6 @@ committed.
 from __future__ import annotations
 
 import contextlib
-import copy
 import dataclasses
 import io
 import os
@@ -64,7 +63,6 @@ from parquet_codec.format.ttypes import (
     FileMetaData,
     KeyValue,
     RowGroup,
-    SchemaElement,
     TypeDefinedOrder,
 )
 from parquet_codec.format.ttypes import SortingColumn as ThriftSortingColumn
@@ -73,7 +71,7 @@ from parquet_codec.levels import shred
 from parquet_codec.metadata import MAGIC, FileMetadata, key_value_bytes, key_value_text, read_footer
 from parquet_codec.metadata_views import FileMetaData as MetadataView
 from parquet_codec.nested import PRIMITIVE
-from parquet_codec.schema import Schema, SchemaNode, repeated_name
+from parquet_codec.schema import Schema, SchemaNode
 from parquet_codec.sink import open_sink
 from parquet_codec.sorting import SortingColumn
 from parquet_codec.spark import ROW_METADATA_KEY, row_metadata
@@ -83,6 +81,14 @@ from parquet_codec.thrift_io import serialize
 from parquet_codec.types import LogicalInfo, logical_info
 from parquet_codec.writer_indexes import TrailingModules, bloom_filter_bytes, bloom_specs, page_index_bytes
 from parquet_codec.writer_options import WriterOptions
+from parquet_codec.writer_schema import (
+    MISMATCH,
+    arrow_difference,
+    bare_elements,
+    check_groups,
+    check_names,
+    parquet_difference,
+)
 from parquet_codec.written_names import arrow_element_names, arrow_list_names, spark_field_names
 
 #: Rows per row group when none is given (pyarrow's default).
@@ -121,13 +127,14 @@ class ParquetWriter:
             self._arrow_schema, schema = schema, arrow_template.schema
         if not isinstance(schema, Schema):
             raise SchemaError(f"schema must be a parquet_codec or pyarrow Schema, got {type(schema).__name__}")
-        _check_groups(schema)
+        check_groups(schema)
         self.options = WriterOptions(**options)
         self._stored_types = StoredTypes.from_options(self.options)
         # ``schema`` describes the tables given; the file stores the types the options ask for.
         self.input_schema = schema
         self.schema = schema = self._stored_types.schema(schema)  # what every column option below applies to
-        self._bare_schemas = (_bare(self.schema), _bare(self.input_schema))  # tables are compared to these
+        # Tables are compared to these.
+        self._bare_schemas = (bare_elements(self.schema), bare_elements(self.input_schema))
         # Lists renamed as pyarrow's non-compliant writer names them: tables still match
         # self.schema; the chunks' paths, the options' column names and the footer use these names.
         self._file_schema = schema = schema if self.options.use_compliant_nested_type \
@@ -205,22 +212,22 @@ class ParquetWriter:
             table = data
         elif (type(data).__module__ or "").startswith("pyarrow") and hasattr(data, "schema"):
             if self._arrow_schema is not None and not data.schema.equals(self._arrow_schema, check_metadata=False):
-                raise SchemaError(_MISMATCH + _arrow_difference(data.schema, self._arrow_schema))
+                raise SchemaError(MISMATCH + arrow_difference(data.schema, self._arrow_schema))
             table = to_table(data)
         else:
             table = to_table(data)  # as typed; converted to the writer's schema only if that differs
             if set(table.column_names) != {f.name for f in self.input_schema.fields}:
-                _check_names(data, [f.name for f in self.input_schema.fields])
-            if _bare(table.schema) not in self._bare_schemas:
+                check_names(data, [f.name for f in self.input_schema.fields])
+            if bare_elements(table.schema) not in self._bare_schemas:
                 return to_table(data, schema=self.input_schema)
-        bare = _bare(table.schema)
+        bare = bare_elements(table.schema)
         for schema, writers in zip((self.schema, self.input_schema), self._bare_schemas, strict=True):
             if table.schema is schema:
                 return table
             if bare == writers:  # field ids aside (Arrow metadata to pyarrow): the writer's are written
                 return Table(schema, {c.name: c.array for c in table.columns}, table.num_rows, metadata=table.metadata,
                              origin=table.origin, read_options=table.read_options, dictionaries=table.dictionaries)
-        raise SchemaError(_MISMATCH + _parquet_difference(table.schema, self.input_schema))
+        raise SchemaError(MISMATCH + parquet_difference(table.schema, self.input_schema))
 
     def write_batch(self, batch: Any, row_group_size: int | None = None) -> None:
         """:meth:`write_table` of a record batch (pyarrow's name)."""
@@ -402,114 +409,6 @@ class ParquetWriter:
             self.close()
         else:
             self.abort()
-
-
-_MISMATCH = "Table schema does not match schema used to create file: "
-
-
-def _bare(schema: Schema) -> list[SchemaElement]:
-    """A schema's elements without their field ids (which, as Arrow field metadata,
-    pyarrow does not compare either)."""
-    elements = []
-    for element in schema.to_elements():
-        if element.field_id is not None:
-            element = copy.copy(element)
-            element.field_id = None
-        elements.append(element)
-    return elements
-
-
-def _names_difference(names: Sequence[str], expected: Sequence[str]) -> str | None:
-    """What differs between two lists of column names: extra or missing ones, or
-    their order; None when they are the same."""
-    extra = [n for n in names if n not in expected]
-    missing = [n for n in expected if n not in names]
-    if extra or missing:
-        parts = [f"extra columns {extra}" if extra else "", f"missing columns {missing}" if missing else ""]
-        return ", ".join(p for p in parts if p) + f" (the writer's schema has columns {list(expected)})"
-    if list(names) != list(expected):
-        return f"the columns are in another order: {list(names)}, the writer's schema {list(expected)}"
-    return None
-
-
-def _arrow_difference(given: Any, expected: Any) -> str:
-    """How a pyarrow schema differs from the writer's: names, or the first column
-    whose type or nullability differs."""
-    names = _names_difference(given.names, expected.names)
-    if names is not None:
-        return names
-
-    def text(field: Any) -> str:
-        return f"{field.type}{'' if field.nullable else ' not null'}"
-
-    for mine, theirs in zip(given, expected, strict=True):
-        if not mine.equals(theirs):
-            return f"column {mine.name!r} is {text(mine)} in the table, {text(theirs)} in the writer's schema"
-    return f"the table's schema {given} differs from the writer's {expected}"
-
-
-def _field_texts(schema: Schema) -> list[str]:
-    """Each top-level field's subtree as the schema text prints it, on one line."""
-    chunks: list[list[str]] = []
-    for line in str(schema).splitlines()[1:-1]:
-        top_level = not line.startswith("   ")
-        if top_level and line.strip() != "}":
-            chunks.append([])
-        chunks[-1].append(line.strip())
-    return [" ".join(chunk) for chunk in chunks]
-
-
-def _parquet_difference(given: Schema, expected: Schema) -> str:
-    """How a table's Parquet schema differs from the writer's: names, or the first
-    column whose types differ (as the schema text prints them)."""
-    names = _names_difference([f.name for f in given.fields], [f.name for f in expected.fields])
-    if names is not None:
-        return names
-    for field, mine, theirs in zip(given.fields, _field_texts(given), _field_texts(expected), strict=True):
-        if mine != theirs:
-            return f"column {field.name!r} is `{mine}` in the table, `{theirs}` in the writer's schema"
-    return f"the table's schema\n{given}differs from the writer's\n{expected}"
-
-
-def _check_names(data: Any, expected: list[str]) -> None:
-    """Untyped input (a dict of columns, a list of row dicts, a pandas DataFrame)
-    must name the schema's columns, no more and no fewer (in any order). A row
-    dict may leave a column out (it is null) as long as some row names it; a
-    DataFrame's index columns are left out unless the schema has them."""
-    module = type(data).__module__ or ""
-    if module.startswith("pandas"):
-        names = [str(c) for c in data.columns]
-    elif isinstance(data, Mapping):
-        names = list(data)
-    elif isinstance(data, Sequence) and not isinstance(data, (str, bytes)):
-        if not data:
-            return
-        seen: dict[Any, None] = {}
-        for row in data:
-            if isinstance(row, Mapping):
-                seen.update(dict.fromkeys(row))
-        names = list(seen)
-    else:
-        return  # to_table says what it cannot take
-    if set(names) != set(expected):
-        raise SchemaError(f"the data's columns do not match the writer's schema: {_names_difference(names, expected)}")
-
-
-def _check_groups(schema: Schema) -> None:
-    """Refuse a group without fields (an Arrow ``struct<>``), as pyarrow does: it
-    has no leaf column to hold its nulls, so it could not be read back as written.
-    Refuse a group with two fields of one name: their columns would share one
-    path, and a reader keys a struct's fields by name."""
-    for node in schema.nodes[1:]:
-        if node.is_leaf:
-            continue
-        if not node.children:
-            raise UnsupportedError(f"Cannot write struct type {node.name!r} with no child field to Parquet "
-                                   f"(at {node.dotted_path!r}); give it a field")
-        repeated = repeated_name([child.name for child in node.children])
-        if repeated:
-            raise UnsupportedError(f"struct {node.dotted_path!r} has {repeated[1]} fields named {repeated[0]!r}: "
-                                   "the fields of a struct written to Parquet need distinct names")
 
 
 def _row_group_rows(size: Any) -> int | None:
