@@ -41,7 +41,8 @@ from parquet_codec.metadata import key_value_text
 from parquet_codec.nested import LIST, MAP, PRIMITIVE, STRUCT, Field
 from parquet_codec.schema import Schema, group, list_, map_, primitive
 from parquet_codec.table import Table
-from parquet_codec.types import LogicalInfo, element_fields, from_logical, logical_info
+from parquet_codec.type_annotations import element_fields
+from parquet_codec.types import LogicalInfo, from_logical, logical_info
 from parquet_codec.types import from_pylist as values_from_pylist
 
 Elements = list[SchemaElement]

@@ -36,7 +36,8 @@ from parquet_codec.format.ttypes import SchemaElement, Type
 from parquet_codec.nested import LIST, MAP, PRIMITIVE, STRUCT, Field
 from parquet_codec.schema import Schema
 from parquet_codec.table import Table
-from parquet_codec.types import LogicalInfo, element_fields, from_logical, logical_info, to_logical
+from parquet_codec.type_annotations import element_fields
+from parquet_codec.types import LogicalInfo, from_logical, logical_info, to_logical
 
 #: FileMetaData.version pyarrow writes per ``version`` option.
 FORMAT_VERSIONS = {"1.0": 1, "2.4": 2, "2.6": 2}

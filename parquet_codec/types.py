@@ -42,7 +42,7 @@ import numpy as np
 
 from parquet_codec import decimals, temporal
 from parquet_codec.arrays import Array, BinaryArray, PrimitiveArray
-from parquet_codec.converted_types import converted_from_logical, logical_from_converted, union_member
+from parquet_codec.converted_types import logical_from_converted, union_member
 from parquet_codec.errors import DecodingError, SchemaError, UnsupportedError
 from parquet_codec.format import ttypes
 
@@ -234,65 +234,6 @@ def logical_info(element: ttypes.SchemaElement) -> LogicalInfo:
     else:
         resolved = None
     return resolved or base
-
-
-# ---------------------------------------------------------------- LogicalInfo -> SchemaElement fields
-
-
-def _time_unit(unit: str) -> ttypes.TimeUnit:
-    if unit == "ms":
-        return ttypes.TimeUnit(MILLIS=ttypes.MilliSeconds())
-    if unit == "us":
-        return ttypes.TimeUnit(MICROS=ttypes.MicroSeconds())
-    return ttypes.TimeUnit(NANOS=ttypes.NanoSeconds())
-
-
-# LogicalType members without parameters, by LogicalInfo kind.
-_PLAIN_ANNOTATIONS = {
-    "string": ("STRING", ttypes.StringType), "enum": ("ENUM", ttypes.EnumType), "json": ("JSON", ttypes.JsonType),
-    "bson": ("BSON", ttypes.BsonType), "date": ("DATE", ttypes.DateType), "uuid": ("UUID", ttypes.UUIDType),
-    "float16": ("FLOAT16", ttypes.Float16Type), "null": ("UNKNOWN", ttypes.NullType),
-}
-
-
-def _annotation(info: LogicalInfo) -> tuple[ttypes.LogicalType | None, int | None]:
-    """The LogicalType and ConvertedType a writer records for ``info``: the
-    ConvertedType is the LogicalType's legacy equivalent, if it has one."""
-    if info.kind == "interval":  # a ConvertedType without a LogicalType
-        return None, _CT.INTERVAL
-    logical = _logical_type(info)
-    return logical, converted_from_logical(logical)
-
-
-def _logical_type(info: LogicalInfo) -> ttypes.LogicalType | None:
-    kind, L = info.kind, ttypes.LogicalType
-    if kind in _PLAIN_ANNOTATIONS:
-        member, cls = _PLAIN_ANNOTATIONS[kind]
-        return L(**{member: cls()})
-    if kind == "int" and (info.bit_width not in (32, 64) or not info.signed):
-        return L(INTEGER=ttypes.IntType(info.bit_width, info.signed))
-    if kind == "decimal":
-        return L(DECIMAL=ttypes.DecimalType(info.scale, info.precision))
-    if kind == "time":
-        return L(TIME=ttypes.TimeType(info.utc, _time_unit(info.unit)))
-    if kind == "timestamp":
-        return L(TIMESTAMP=ttypes.TimestampType(info.utc, _time_unit(info.unit)))
-    return None
-
-
-def element_fields(info: LogicalInfo) -> dict[str, object]:
-    """The ``SchemaElement`` keyword arguments that describe ``info``:
-    type, type_length, converted_type, logicalType, scale, precision."""
-    logical, converted = _annotation(info)
-    decimal = info.kind == "decimal"
-    return {
-        "type": info.physical_type,
-        "type_length": info.type_length if info.physical_type == _T.FIXED_LEN_BYTE_ARRAY else None,
-        "converted_type": converted,
-        "logicalType": logical,
-        "scale": info.scale if decimal else None,
-        "precision": info.precision if decimal else None,
-    }
 
 
 # ---------------------------------------------------------------- physical <-> logical numpy
@@ -599,7 +540,6 @@ __all__ = [
     "LogicalInfo",
     "logical_info",
     "byte_values",
-    "element_fields",
     "logical_dtype",
     "to_logical",
     "from_logical",

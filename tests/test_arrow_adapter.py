@@ -25,7 +25,8 @@ from parquet_codec.arrow_adapter import (
 )
 from parquet_codec.errors import UnsupportedError
 from parquet_codec.format import ttypes as T
-from parquet_codec.types import LogicalInfo, element_fields, from_pylist, logical_info, to_pylist
+from parquet_codec.type_annotations import element_fields
+from parquet_codec.types import LogicalInfo, from_pylist, logical_info, to_pylist
 from tests.test_types import (
     CASES,
     INT96_INFO,
@@ -396,16 +397,8 @@ def test_from_arrow_unsupported(array):
         from_arrow(array)
 
 
-def test_written_conventions():
-    """What the writer records: converted types per the spec's forward
-    compatibility tables (pyarrow omits them for local times)."""
-    fields = element_fields(LogicalInfo("timestamp", T.Type.INT64, unit="ms"))
-    assert fields["converted_type"] == T.ConvertedType.TIMESTAMP_MILLIS
-    assert fields["logicalType"].TIMESTAMP.isAdjustedToUTC is False
-    assert element_fields(LogicalInfo("timestamp", T.Type.INT64, unit="ns", utc=True))["converted_type"] is None
-    assert element_fields(LogicalInfo("int", T.Type.INT32, bit_width=32))["logicalType"] is None
-    dec = element_fields(LogicalInfo("decimal", 7, type_length=5, precision=10, scale=2))
-    assert (dec["scale"], dec["precision"], dec["type_length"]) == (2, 10, 5)
+def test_bson_reads_as_bytes():
+    """BSON values are bytes, as pyarrow reads the type (binary)."""
     values = all_same(to_pylist(physical_array([b"\x00\x01"], "bytes"), LogicalInfo("bson", 6)), [b"\x00\x01"])
     assert values
 

@@ -29,7 +29,7 @@ from parquet_codec.spark import (
     read_spark_schema,
     row_metadata,
 )
-from parquet_codec.types import _time_unit
+from parquet_codec.type_annotations import _time_unit
 
 # The entry Spark 4.3 wrote for a metadata-store layout (docs/spark-interop.md, seeds 000).
 SPARK_JSON = (

@@ -27,9 +27,9 @@ from parquet_codec import decimals, temporal
 from parquet_codec.arrays import Array, BinaryArray, PrimitiveArray
 from parquet_codec.errors import CorruptFileError, DecodingError, SchemaError, UnsupportedError
 from parquet_codec.format import ttypes as T
+from parquet_codec.type_annotations import element_fields
 from parquet_codec.types import (
     LogicalInfo,
-    element_fields,
     from_logical,
     from_pylist,
     logical_info,

@@ -13,7 +13,7 @@ from pathlib import Path
 import parquet_codec as pc
 from parquet_codec.format.ttypes import DecimalType, IntType, LogicalType, TimestampType, Type
 from parquet_codec.schema import Schema, group, list_, map_, primitive
-from parquet_codec.types import _time_unit
+from parquet_codec.type_annotations import _time_unit
 
 UTC = datetime.timezone.utc
 D = decimal.Decimal
