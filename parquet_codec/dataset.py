@@ -50,7 +50,8 @@ from parquet_codec.filesystems import Filesystem, filesystem_of_uri
 from parquet_codec.format.ttypes import SchemaElement
 from parquet_codec.io import Source
 from parquet_codec.predicate import Filter, parse_filters
-from parquet_codec.reader import ParquetFile, column_names, with_pandas_index
+from parquet_codec.read_arguments import column_names, with_pandas_index
+from parquet_codec.reader import ParquetFile
 from parquet_codec.reader import read_table as read_file
 from parquet_codec.schema import Schema
 from parquet_codec.table import Table

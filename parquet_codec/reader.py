@@ -9,7 +9,6 @@ each top-level field.
 from __future__ import annotations
 
 import functools
-import json
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -49,6 +48,7 @@ from parquet_codec.metadata import FileMetadata, read_footer
 from parquet_codec.metadata_views import FileMetaData
 from parquet_codec.nested import PRIMITIVE
 from parquet_codec.offset_index import read_offset_index
+from parquet_codec.read_arguments import check_batch_size, column_names, memory_limit_bytes, with_pandas_index
 from parquet_codec.scan import ReadPlan, Scanner, duration_units
 from parquet_codec.schema import Schema, SchemaNode
 from parquet_codec.table import Table
@@ -103,7 +103,7 @@ class ParquetFile:
             coerce_int96_timestamp_unit=coerce_int96_timestamp_unit, arrow_extensions_enabled=arrow_extensions_enabled)
         self._source: ByteSource = open_source(source, filesystem)
         self.verify_checksums = verify_checksums
-        self.memory_limit = _memory_limit(memory_limit)
+        self.memory_limit = memory_limit_bytes(memory_limit)
         self._decryptors: dict[tuple[int, int], Any] = {}  # (row group, leaf) -> ColumnChunkDecryptor | None
         self._closed = False
         try:
@@ -263,10 +263,7 @@ class ParquetFile:
         the next batch are copied, so the row group they came from is
         released first. With ``filters``, only matching rows (row groups
         without any are skipped)."""
-        if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)):
-            raise TypeError(f"batch_size must be an integer, not {batch_size!r}")
-        if batch_size <= 0:
-            raise ValueError(f"batch_size must be positive, got {batch_size}")
+        check_batch_size(batch_size)
         indices = range(self.num_row_groups) if row_groups is None else row_groups
         columns = self._with_index(columns, use_pandas_metadata)
         if filters is not None:
@@ -499,31 +496,6 @@ def _stored_bytes(groups: list[Any], column: int) -> int | None:
     return total
 
 
-def _memory_limit(limit: object) -> int | None:
-    """``memory_limit`` as whole bytes: None, or a number that is neither negative nor NaN."""
-    if limit is None:
-        return None
-    if isinstance(limit, bool) or not isinstance(limit, (int, float, np.integer, np.floating)):
-        raise TypeError(f"memory_limit is a number of bytes, not {limit!r}")
-    if not limit >= 0 or limit == float("inf"):
-        raise ValueError(f"memory_limit must be a finite number of bytes >= 0, not {limit!r}")
-    return int(limit)
-
-
-def column_names(columns: Iterable[str] | None) -> list[str] | None:
-    """A ``columns`` argument as a list of names (an iterator is consumed once;
-    None selects every column). TypeError for a string or a name that is not one."""
-    if columns is None:
-        return None
-    if isinstance(columns, (str, bytes)):
-        raise TypeError("columns must be a list of names, not a string")
-    names = list(columns)
-    for name in names:
-        if not isinstance(name, str):
-            raise TypeError(f"column names must be strings, got {name!r}")
-    return names
-
-
 def _join(parts: list[Array], buffer: np.ndarray | None) -> Array:
     """The row groups' arrays of one field as one array; with ``buffer``, the
     parts are already its slices and only their validity is joined."""
@@ -578,16 +550,6 @@ def read_open(pf: ParquetFile, columns: Iterable[str] | None = None, filters: ob
     return table if selected is None else table.select(selected)
 
 
-def with_pandas_index(columns: Sequence[str], metadata: dict[str, str], names: Sequence[str]) -> list[str]:
-    """``columns`` and, after them, the DataFrame index columns among ``names``
-    that the ``pandas`` entry of ``metadata`` lists (a RangeIndex is not stored)."""
-    try:
-        index = json.loads(metadata.get("pandas", "{}")).get("index_columns", [])
-    except (ValueError, AttributeError):
-        return list(columns)
-    return list(columns) + [n for n in index if isinstance(n, str) and n in names and n not in columns]
-
-
 def read_metadata(where: Source, **options: Any) -> FileMetaData:
     """A file's footer (:class:`~parquet_codec.metadata_views.FileMetaData`), as
     ``pyarrow.parquet.read_metadata``; it stays usable after the file is closed.
@@ -604,4 +566,4 @@ def read_schema(where: Source, **options: Any) -> Any:
         return pf.schema_arrow
 
 
-__all__ = ["ParquetFile", "read_metadata", "read_open", "read_schema", "read_table", "with_pandas_index"]
+__all__ = ["ParquetFile", "read_metadata", "read_open", "read_schema", "read_table"]
