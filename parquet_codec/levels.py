@@ -58,7 +58,7 @@ class LeafData(NamedTuple):
     per level equal to the max definition level. ``num_values`` counts the
     level slots, nulls included. ``dictionary``: the values of the chunk's
     dictionary page, in its order, when it has one. ``spread``: ``values``
-    holds a slot per level instead, zero where null (column.py writes a flat
+    holds a slot per level instead, zero where null (chunk_reader.py writes a flat
     leaf's values so, into the array it assembles to).
     """
 
@@ -124,7 +124,7 @@ def _same_entries(a: Array, b: Array) -> bool:
 
 def reaching(levels: np.ndarray, level: int, max_level: int) -> np.ndarray:
     """Where ``levels`` (at most ``max_level``) reach ``level``, as a bool mask:
-    levels 0 and 1 held as bytes (column.py keeps them so) are one already."""
+    levels 0 and 1 held as bytes (chunk_reader.py keeps them so) are one already."""
     if max_level == 1 and levels.dtype == np.uint8:
         return levels.view(np.bool_)
     return levels >= level

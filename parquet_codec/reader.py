@@ -24,10 +24,10 @@ from parquet_codec.arrow_read import ArrowReadOptions
 from parquet_codec.arrow_schema import ArrowField
 from parquet_codec.batches import record_batches
 from parquet_codec.bloom import Sbbf, read_bloom_filter
+from parquet_codec.chunk_reader import empty_leaf
 from parquet_codec.column import (
     LEGACY_DICTIONARY_PADDING,
     check_local,
-    empty_leaf,
     read_column_chunk,
 )
 from parquet_codec.column_index import read_column_index

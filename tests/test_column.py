@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from parquet_codec import column
+from parquet_codec import chunk_reader, column
 
 
 def _optional_table(rows: int = 30_000):
@@ -67,7 +67,7 @@ def test_pages_read_one_by_one_are_spread_too(tmp_path, monkeypatch):
     table = _optional_table(5000)
     path = tmp_path / "t.parquet"
     pq.write_table(table, path, data_page_size=2000, dictionary_pagesize_limit=2000, row_group_size=2000)
-    monkeypatch.setattr(column, "split_data_page", lambda *args: None)
+    monkeypatch.setattr(chunk_reader, "split_data_page", lambda *args: None)
     assert read_table(path).to_pylist() == table.to_pylist()
 
 

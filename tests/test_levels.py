@@ -569,7 +569,7 @@ def test_list_whose_repeated_group_is_a_map():
 
 def test_a_struct_with_two_fields_of_one_name_is_refused():
     """A StructArray keys its children by name: one would stand in for the other."""
-    from parquet_codec.column import empty_leaf
+    from parquet_codec.chunk_reader import empty_leaf
     from parquet_codec.errors import UnsupportedError
     from parquet_codec.format.ttypes import FieldRepetitionType, SchemaElement
     from parquet_codec.schema import Schema

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import parquet_codec as pc
-from parquet_codec import column, page
+from parquet_codec import chunk_reader, column, page
 from parquet_codec.encodings.prefix_strip import strip_prefixes
 from parquet_codec.errors import ParquetError
 from parquet_codec.io import BufferSource
@@ -124,7 +124,7 @@ def test_plain_strings_leave_a_callers_buffer_alone(version, codec, monkeypatch)
     """Stripping the length prefixes of PLAIN strings overwrites a decompressed
     page, and a copy of the caller's bytes for an uncompressed one."""
     stripped = []
-    monkeypatch.setattr(column, "strip_prefixes", lambda *args: stripped.append(strip_prefixes(*args)))
+    monkeypatch.setattr(chunk_reader, "strip_prefixes", lambda *args: stripped.append(strip_prefixes(*args)))
     values = [f"value-{i}" * (1 + i % 4) for i in range(5000)]
     sink = io.BytesIO()
     pq.write_table(pa.table({"s": values}), sink, data_page_version=version, compression=codec,

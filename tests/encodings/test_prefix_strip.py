@@ -77,7 +77,7 @@ def test_other_lengths_are_left_to_the_copy(lengths):
 
 
 def _cut_text(arr: np.ndarray, count: int):
-    """Found by length_bytes and cut by strip_prefixes, as column.py reads a text page."""
+    """Found by length_bytes and cut by strip_prefixes, as chunk_reader.py reads a text page."""
     located = length_bytes(arr, count)
     if located is None:
         return None
