@@ -342,7 +342,8 @@ class Sbbf:
     def might_contain(self, value: object) -> bool:
         """False when ``value`` (a Python value of the column's logical type) is
         certainly absent from the column chunk. ``None`` answers True: a
-        bloom filter records no nulls. A value the column's type cannot hold
+        bloom filter records no nulls; so does every value on a column whose
+        filter :attr:`proves_absence` of none. A value the column's type cannot hold
         raises :class:`~parquet_codec.errors.SchemaError`."""
         return bool(self.might_contain_any([value]))
 
@@ -358,7 +359,8 @@ class Sbbf:
             items = list(in_duration_unit(items, self.duration_unit))
             if not items:  # spans between two counts of the unit: no value equals them
                 return False
-        return bool(self.check_hashes(value_hashes(items, info)).any())
+        hashes = value_hashes(items, info)  # (converted first: a value the type cannot hold raises)
+        return not self.proves_absence or bool(self.check_hashes(hashes).any())
 
     # Serialization ("File Format") ---------------------------------------
     def header(self) -> BloomFilterHeader:

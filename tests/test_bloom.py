@@ -17,6 +17,7 @@ import xxhash
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import parquet_codec as pc
 from parquet_codec.bloom import (
     MAX_BYTES,
     PARQUET_JAVA,
@@ -36,6 +37,7 @@ from parquet_codec.reader import ParquetFile
 from parquet_codec.thrift_io import serialize
 from parquet_codec.types import LogicalInfo
 from tests.conftest import CORPUS_DATA, FIXTURES
+from tests.support.footer import with_empty_bloom_filters
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
@@ -405,3 +407,12 @@ def test_a_duration_columns_filter_takes_time_spans():
         assert sum(filt.might_contain(span) for span in absent) < len(absent) // 10
         assert not filt.might_contain(datetime.timedelta(microseconds=7_001))  # between two milliseconds
         assert not filt.might_contain_any([datetime.timedelta(microseconds=1)])
+
+
+def test_a_boolean_columns_filter_answers_maybe_for_every_value():
+    # parquet-java writes filters on BOOLEAN columns that it never fills: a miss proves nothing.
+    out = io.BytesIO()
+    pc.write_table({"id": list(range(10)), "flag": [i % 3 == 0 for i in range(10)]}, out)
+    bloom = pc.ParquetFile(io.BytesIO(with_empty_bloom_filters(out.getvalue(), column=1))).bloom_filter(0, "flag")
+    assert bloom is not None and not bloom.proves_absence
+    assert bloom.might_contain(True) and bloom.might_contain(False) and bloom.might_contain_any([True])

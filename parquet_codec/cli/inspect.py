@@ -468,9 +468,8 @@ def run_bloom(args: argparse.Namespace) -> int:
             for text, value in values:
                 if bloom is None:
                     answer = "no bloom filter"
-                else:  # a miss proves nothing on a BOOLEAN column (Sbbf.proves_absence)
-                    absent = bloom.proves_absence and not bloom.might_contain(value)
-                    answer = "absent" if absent else "maybe present"
+                else:
+                    answer = "maybe present" if bloom.might_contain(value) else "absent"
                 records.append({"row_group": index, "value": text, "result": answer})
         if args.json:
             for record in records:
