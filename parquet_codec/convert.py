@@ -306,22 +306,17 @@ def _storable_type(pa: Any, typ: Any) -> Any:
     intervals, say) stored as that extension type: Arrow IPC cannot tell such a
     field from an extension over a dictionary, which is what readers would build
     from it, and mostly cannot (pyarrow does not open the file)."""
-    if pa.types.is_dictionary(typ):
-        value = _storable_type(pa, typ.value_type)
+    from parquet_codec.arrow_adapter import map_leaves
+
+    def storable(leaf: Any) -> Any:
+        if not pa.types.is_dictionary(leaf):
+            return leaf
+        value = map_leaves(pa, leaf.value_type, storable)
         if isinstance(value, pa.BaseExtensionType):
             return value
-        return pa.dictionary(typ.index_type, value, typ.ordered)
-    if pa.types.is_struct(typ):
-        return pa.struct([f.with_type(_storable_type(pa, f.type)) for f in typ])
-    if pa.types.is_map(typ):
-        return pa.map_(typ.key_field.with_type(_storable_type(pa, typ.key_type)),
-                       typ.item_field.with_type(_storable_type(pa, typ.item_type)), typ.keys_sorted)
-    if pa.types.is_list(typ) or pa.types.is_large_list(typ) or pa.types.is_fixed_size_list(typ):
-        item = typ.value_field.with_type(_storable_type(pa, typ.value_type))
-        if pa.types.is_fixed_size_list(typ):
-            return pa.list_(item, typ.list_size)
-        return pa.large_list(item) if pa.types.is_large_list(typ) else pa.list_(item)
-    return typ
+        return pa.dictionary(leaf.index_type, value, leaf.ordered)
+
+    return map_leaves(pa, typ, storable)
 
 
 def from_pandas(df: Any, schema: Any = None, preserve_index: bool | None = None) -> Table:
