@@ -279,13 +279,9 @@ class Scanner:
         try:
             decryptor = pf._decryptor(index, group, leaf, chunk)
             if column.selection is not None:
-                data = read_column_pages(pf._source, chunk, leaf, column.offset_index.page_locations,
-                                         column.selection, verify_checksums=pf.verify_checksums, decryptor=decryptor,
-                                         keep_dictionary=pf._keeps_dictionary(leaf))
-                covered = rows_of_pages(column.offset_index, column.selection, plan.num_rows)
-                if num_rows(data) == covered.num_rows:  # counted before the row numbers are laid out
-                    return data, _row_ids(covered)
-                # Pages that do not start at row boundaries break the index's promise: read it all.
+                picked = self._picked_pages(plan, column, chunk, leaf, decryptor)
+                if picked is not None:
+                    return picked
             data = read_column_chunk(pf._source, chunk, leaf, verify_checksums=pf.verify_checksums,
                                      padding=pf._chunk_padding, decryptor=decryptor,
                                      keep_dictionary=pf._keeps_dictionary(leaf))
@@ -295,6 +291,25 @@ class Scanner:
             exc.add_context(file=pf._source.name, row_group=index, column=leaf.dotted_path)
             raise
         return data, np.arange(plan.num_rows, dtype=np.int64)
+
+
+    def _picked_pages(self, plan: RowGroupPlan, column: ColumnPlan, chunk: Any, leaf: SchemaNode,
+                      decryptor: object | None) -> tuple[LeafData, np.ndarray] | None:
+        """The pages the offset index picked, decoded, and their row numbers;
+        None when the index does not keep its promise (pages it places where
+        none can be read, or that do not start at row boundaries): the chunk
+        is then read whole, as without an index."""
+        pf = self.pf
+        try:
+            data = read_column_pages(pf._source, chunk, leaf, column.offset_index.page_locations, column.selection,
+                                     verify_checksums=pf.verify_checksums, decryptor=decryptor,
+                                     keep_dictionary=pf._keeps_dictionary(leaf))
+        except CorruptFileError:
+            return None
+        covered = rows_of_pages(column.offset_index, column.selection, plan.num_rows)
+        if num_rows(data) != covered.num_rows:  # counted before the row numbers are laid out
+            return None
+        return data, _row_ids(covered)
 
 
 def with_column_values(filt: Filter, origin: dict[str, Any], schema: Schema) -> Filter:

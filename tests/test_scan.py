@@ -71,3 +71,35 @@ def test_a_filtered_row_group_that_does_not_fit_in_memory_is_a_resource_limit_er
         with pytest.raises(ResourceLimitError, match="does not fit in memory") as caught:
             read()
         assert caught.value.context.get("row_group") == 0
+
+
+@pytest.mark.parametrize("misplace", ["shorter", "inside"])
+def test_pages_the_offset_index_misplaces_are_read_with_the_whole_chunk(misplace):
+    """Page locations in the file but wrong (7 bytes short, or 5 bytes into
+    their page): the pages cannot be read there, so the chunk is read whole,
+    as without an index, and the rows are pyarrow's (which ignores the index)."""
+    from parquet_codec.format.ttypes import OffsetIndex
+    from parquet_codec.thrift_io import deserialize, serialize
+    from tests.support.footer import footer_start, read_footer
+
+    buf = io.BytesIO()
+    pq.write_table(pa.table({"k": np.arange(1000)}), buf, use_dictionary=False, max_rows_per_page=100,
+                   write_page_index=True)
+    data = buf.getvalue()
+    chunk = read_footer(data).row_groups[0].columns[0]
+    index = deserialize(OffsetIndex, data, chunk.offset_index_offset,
+                        end=chunk.offset_index_offset + chunk.offset_index_length)[0]
+    for location in index.page_locations:
+        if misplace == "shorter":
+            location.compressed_page_size -= 7
+        else:
+            location.offset += 5
+    moved = serialize(index)
+
+    def edit(meta):
+        meta.row_groups[0].columns[0].offset_index_offset = footer_start(data)
+        meta.row_groups[0].columns[0].offset_index_length = len(moved)
+    broken = rewrite_footer(data, edit, insert=moved)
+    filters = [("k", ">=", 990)]
+    expected = pq.read_table(io.BytesIO(broken), filters=filters).to_pylist()
+    assert pc.read_table(broken, filters=filters).to_pylist() == expected
