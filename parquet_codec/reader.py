@@ -168,7 +168,9 @@ class ParquetFile:
     @property
     def schema_arrow(self) -> Any:
         """The columns' pyarrow.Schema, as ``to_arrow`` types them (needs pyarrow)."""
-        return self.read_row_groups([]).to_arrow().schema
+        with _refused_as_limit(f"the Arrow schema of {len(self.schema.leaves)} columns does not fit in memory",
+                               file=self._source.name):
+            return self.read_row_groups([]).to_arrow().schema
 
     def read_row_group(self, i: int, columns: Sequence[str] | None = None, use_threads: bool = True,
                        use_pandas_metadata: bool = False) -> Table:
@@ -301,14 +303,9 @@ class ParquetFile:
     def bounded(self, index: int) -> Iterator[None]:
         """Decode row group ``index`` under the read's memory budget; an
         allocation refused anyway is a ResourceLimitError naming the row group."""
-        with memory_budget(self.memory_limit):
-            try:
-                yield
-            except ResourceLimitError:
-                raise
-            except MemoryError:  # no memory_limit, or the interpreter's own allocations
-                raise ResourceLimitError("row group does not fit in memory (a memory_limit refuses such reads "
-                                         "before allocating)", file=self._source.name, row_group=index) from None
+        refused = "row group does not fit in memory (a memory_limit refuses such reads before allocating)"
+        with memory_budget(self.memory_limit), _refused_as_limit(refused, file=self._source.name, row_group=index):
+            yield
 
     def _read_group_arrays(self, index: int, schema: Schema, out: dict[str, np.ndarray],
                            dictionaries: dict[str, list[Array]]) -> dict[str, Array]:
@@ -508,14 +505,26 @@ def _join(parts: list[Array], buffer: np.ndarray | None) -> Array:
     return PrimitiveArray.of(buffer, np.concatenate([p.is_valid() for p in parts]))
 
 
+@contextmanager
+def _refused_as_limit(message: str, **context: Any) -> Iterator[None]:
+    """An allocation the machine refuses is a ResourceLimitError with ``message``."""
+    try:
+        yield
+    except ResourceLimitError:
+        raise
+    except MemoryError:
+        raise ResourceLimitError(message, **context) from None
+
+
 def arrow_schema(footer: FileMetadata) -> Any:
     """The pyarrow.Schema a file's columns read as with pyarrow's default
     options, its stored Arrow schema applied (needs pyarrow)."""
     schema = footer.schema
     metadata, origin = split_metadata(footer.key_value_metadata, schema.fields)
     options = DEFAULT_READ.with_stored_schema() if origin else DEFAULT_READ
-    arrays = {f.name: _empty(f) for f in schema.fields}
-    return Table(schema, arrays, 0, metadata=metadata, origin=origin, read_options=options).to_arrow().schema
+    with _refused_as_limit(f"the Arrow schema of {len(schema.leaves)} columns does not fit in memory"):
+        arrays = {f.name: _empty(f) for f in schema.fields}
+        return Table(schema, arrays, 0, metadata=metadata, origin=origin, read_options=options).to_arrow().schema
 
 
 def _empty(field: Any) -> Array:

@@ -764,3 +764,22 @@ def test_a_map_with_null_keys_is_refused_by_to_arrow():
     assert table.to_pylist()[0]["my_map"] == [(None, None)] * 3
     with pytest.raises(SchemaError, match=r"9 map keys are null.*column 'my_map'"):
         table.to_arrow()
+
+
+def test_an_arrow_schema_that_does_not_fit_in_memory_is_a_resource_limit_error(monkeypatch):
+    """A footer of a million columns: building its Arrow schema ran out of
+    memory with pyarrow's MemoryError (std::bad_alloc)."""
+    from parquet_codec.errors import ResourceLimitError
+    from parquet_codec.table import Table
+
+    sink = io.BytesIO()
+    pq.write_table(pa.table({"a": [1, 2, 3], "b": ["x", "y", "z"]}), sink)
+
+    def refuse(self):
+        raise MemoryError("std::bad_alloc")
+
+    monkeypatch.setattr(Table, "to_arrow", refuse)
+    with pytest.raises(ResourceLimitError, match="the Arrow schema of 2 columns does not fit in memory"):
+        reader.read_schema(sink.getvalue())
+    with pytest.raises(ResourceLimitError, match="the Arrow schema of 2 columns does not fit in memory"):
+        reader.read_metadata(sink.getvalue()).schema.to_arrow_schema()
