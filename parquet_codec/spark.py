@@ -341,7 +341,14 @@ def _parse_field(obj: Any) -> SparkField:
 def read_spark_schema(key_value_metadata: Mapping[str, str | None]) -> SparkSchema | None:
     """The Spark schema recorded in a footer's key-value metadata, or None."""
     text = key_value_metadata.get(ROW_METADATA_KEY)
-    return None if text is None else SparkSchema.from_json(text)
+    if text is None:
+        return None
+    try:
+        return SparkSchema.from_json(text)
+    except SparkSchemaError as exc:  # name the entry: the message alone does not say where
+        exc.message = f"footer key-value metadata {ROW_METADATA_KEY!r}: {exc.message}"
+        exc.args = (exc.message,)
+        raise
 
 
 def row_metadata(option: Any, schema: Any) -> str | None:

@@ -112,6 +112,13 @@ def test_read_spark_schema_without_the_entry():
     assert read_spark_schema({"other": "x"}) is None
 
 
+@pytest.mark.parametrize("stored", ["{not json", '{"type":"struct","fields":[{"name":1}]}'])
+def test_spark_metadata_that_does_not_parse_names_the_footer_entry(stored):
+    with pytest.raises(SparkSchemaError, match="^footer key-value metadata "
+                       "'org.apache.spark.sql.parquet.row.metadata': "):
+        read_spark_schema({"org.apache.spark.sql.parquet.row.metadata": stored})
+
+
 # ---------------------------------------------------------------- Parquet schema -> Spark schema
 
 
