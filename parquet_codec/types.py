@@ -366,8 +366,10 @@ def byte_values(array: PrimitiveArray | BinaryArray) -> list[bytes]:
     included (as whatever they hold)."""
     if isinstance(array, BinaryArray):
         bounds = array.offsets.tolist()
-        raw = np.asarray(array.data).tobytes()
-        return [raw[s:e] for s, e in zip(bounds[:-1], bounds[1:], strict=True)]
+        first = bounds[0] if bounds else 0
+        # Only the bytes the offsets span: a slice of a row group shares its whole buffer.
+        raw = np.asarray(array.data)[first : bounds[-1] if bounds else 0].tobytes()
+        return [raw[s - first : e - first] for s, e in zip(bounds[:-1], bounds[1:], strict=True)]
     return _rows(array.values)
 
 

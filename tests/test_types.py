@@ -740,3 +740,21 @@ def test_byte_array_decimals_to_arrow_layout(values, pad):
     assert [int.from_bytes(row.tobytes(), "little", signed=True) for row in le] == [v or 0 for v in values]
     fixed = decimals.flba_to_le(np.frombuffer(b"".join(be(v or 0, 17) for v in values), np.uint8).reshape(-1, 17), 32)
     assert [int.from_bytes(row.tobytes(), "little", signed=True) for row in fixed] == [v or 0 for v in values]
+
+
+def test_byte_values_of_a_slice_copy_only_the_bytes_it_spans():
+    """A batch cut from a row group shares the group's whole data buffer: its
+    values are the bytes its offsets span, and only those are copied (every
+    batch of a big string column copied all of it)."""
+    import tracemalloc
+
+    from parquet_codec.types import byte_values
+
+    data = np.frombuffer(b"aa" + b"x" * 20_000_000 + b"bbcc", dtype=np.uint8)
+    sliced = BinaryArray.of(np.array([20_000_002, 20_000_004, 20_000_006], dtype=np.int64), data)
+    tracemalloc.start()
+    values = byte_values(sliced)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert values == [b"bb", b"cc"]
+    assert peak < 2**20
