@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -35,7 +35,8 @@ from parquet_codec.arrays import Array, BinaryArray, ListArray, MapArray, Primit
 from parquet_codec.encodings.byte_arrays import spans
 from parquet_codec.errors import SchemaError, UnsupportedError
 from parquet_codec.format.ttypes import Type
-from parquet_codec.types import LogicalInfo, from_logical, logical_dtype, to_logical
+from parquet_codec.geospatial import GEOARROW_WKB, geo_from_geoarrow
+from parquet_codec.types import Geospatial, LogicalInfo, from_logical, logical_dtype, to_logical
 
 _INT32_MAX = 2**31 - 1
 
@@ -408,6 +409,9 @@ def field_from_arrow(field: Any) -> ArrowField:
     pa = _pa()
     typ = _normalized_type(pa, field.type)
     base = {"name": field.name, "nullable": field.nullable, "field_id": _field_id(field.metadata)}
+    geo = _geoarrow(pa, field.type)
+    if geo is not None and (pa.types.is_binary(typ) or pa.types.is_large_binary(typ)):
+        return ArrowField(layout="leaf", info=replace(LogicalInfo("binary", Type.BYTE_ARRAY), geo=geo), **base)
     if pa.types.is_struct(typ):
         kids = tuple(field_from_arrow(typ.field(i)) for i in range(typ.num_fields))
         return ArrowField(layout="struct", children=kids, **base)
@@ -419,6 +423,16 @@ def field_from_arrow(field: Any) -> ArrowField:
     if pa.types.is_list_view(typ) or pa.types.is_large_list_view(typ) or pa.types.is_union(typ):
         raise UnsupportedError(f"Arrow type {typ} cannot be written to Parquet")
     return ArrowField(layout="leaf", info=_leaf_info(pa, typ), **base)
+
+
+def _geoarrow(pa: Any, typ: Any) -> Geospatial | None:
+    """The GEOMETRY / GEOGRAPHY annotation of a ``geoarrow.wkb`` type (the
+    extension's own serialized metadata; a type that cannot serialize it
+    takes the defaults), or None for any other type."""
+    if not isinstance(typ, pa.BaseExtensionType) or typ.extension_name != GEOARROW_WKB:
+        return None
+    serialize = getattr(typ, "__arrow_ext_serialize__", None)
+    return geo_from_geoarrow(serialize() if serialize is not None else b"")
 
 
 def _validity_from_arrow(array: Any) -> np.ndarray | None:

@@ -62,11 +62,13 @@ from parquet_codec.format.ttypes import (
     ColumnMetaData,
     CompressionCodec,
     Encoding,
+    GeospatialStatistics,
     PageEncodingStats,
     PageHeader,
     PageType,
     Type,
 )
+from parquet_codec.geospatial import geospatial_statistics
 from parquet_codec.levels import LeafData
 from parquet_codec.page import (
     PageOut,
@@ -409,8 +411,18 @@ class _ChunkBuilder:
                                  truncate_length=opts.statistics_truncate_length) if opts.write_statistics else None,
             encoding_stats=[PageEncodingStats(page_type=t, encoding=e, count=c) for (t, e), c in self.stats.items()],
             size_statistics=None if self.sizes is None else self.sizes.to_thrift(),
+            geospatial_statistics=self._geospatial_statistics(),
         )
         return ChunkOut(self.parts, ColumnChunk(file_offset=0, meta_data=meta), self.records)
+
+
+    def _geospatial_statistics(self) -> GeospatialStatistics | None:
+        """A GEOMETRY chunk's bounding box and types (none for GEOGRAPHY, whose
+        edges are not straight in X and Y, as pyarrow writes none)."""
+        geo = self.info.geo
+        if geo is None or geo.geography or not self.options.write_statistics:
+            return None
+        return geospatial_statistics(self.leaf.values)
 
 
 def write_column_chunk(node: SchemaNode, info: LogicalInfo, leaf: LeafData, options: ColumnOptions,

@@ -17,17 +17,16 @@ import numpy as np
 
 from parquet_codec.errors import CorruptFileError
 from parquet_codec.format.ttypes import Type
-from parquet_codec.types import LogicalInfo, from_pylist, to_pylist
+from parquet_codec.types import LogicalInfo, from_pylist, has_sort_order, to_pylist
 
 _BYTE_KINDS = ("string", "binary", "enum", "json", "bson", "uuid", "fixed_binary")
-_NO_ORDER = ("interval", "int96", "null")
 _FLOAT_KINDS = ("float", "float16")
 _NUMERIC_DTYPES = {Type.INT32: "<i4", Type.INT64: "<i8", Type.FLOAT: "<f4", Type.DOUBLE: "<f8"}
 
 
 def has_order(info: LogicalInfo) -> bool:
-    """Whether the column has a sort order, hence a ColumnIndex (INT96 and INTERVAL do not)."""
-    return info.kind not in _NO_ORDER
+    """Whether the column has a sort order, hence a ColumnIndex (:func:`~parquet_codec.types.has_sort_order`)."""
+    return has_sort_order(info)
 
 
 # ---------------------------------------------------------------- bounds as comparable keys

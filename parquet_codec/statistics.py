@@ -37,7 +37,7 @@ from parquet_codec.arrays import Array, BinaryArray, PrimitiveArray
 from parquet_codec.encodings.byte_arrays import TAIL_MASKS, words_at
 from parquet_codec.encodings.plain import decode_plain, type_name
 from parquet_codec.format.ttypes import SizeStatistics, Statistics, Type
-from parquet_codec.types import LogicalInfo, to_pylist
+from parquet_codec.types import LogicalInfo, has_sort_order, to_pylist
 
 SIGNED, UNSIGNED, UNDEFINED = "signed", "unsigned", "undefined"
 
@@ -52,7 +52,7 @@ _BYTE_KINDS = ("string", "binary", "enum", "json", "bson", "uuid", "fixed_binary
 
 def sort_order(info: LogicalInfo) -> str:
     """The column's sort order (LogicalTypes.md "Sort Order")."""
-    if info.kind in ("interval", "int96", "null"):
+    if not has_sort_order(info):
         return UNDEFINED
     if info.kind in _BYTE_KINDS:
         return UNSIGNED

@@ -42,6 +42,8 @@ def _annotation(info: LogicalInfo) -> tuple[ttypes.LogicalType | None, int | Non
 
 def _logical_type(info: LogicalInfo) -> ttypes.LogicalType | None:
     kind, L = info.kind, ttypes.LogicalType
+    if info.geo is not None:
+        return info.geo.logical_type()
     if kind in _PLAIN_ANNOTATIONS:
         member, cls = _PLAIN_ANNOTATIONS[kind]
         return L(**{member: cls()})

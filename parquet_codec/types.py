@@ -10,8 +10,8 @@ physical type.
 
 A LogicalType that cannot apply to its physical type (DECIMAL on BOOLEAN,
 STRING on INT32, a DECIMAL precision too large for INT32, UUID on a 12-byte
-FIXED_LEN_BYTE_ARRAY, group-only annotations on a leaf, GEOMETRY/GEOGRAPHY
-and the other unhandled members) is ignored and the column reads as its
+FIXED_LEN_BYTE_ARRAY, group-only annotations on a leaf, the unhandled
+members) is ignored and the column reads as its
 physical type, as pyarrow does. A *converted* type alone that cannot apply
 (TIMESTAMP_MICROS on INT32, UTF8 on INT64, LIST on a leaf, a value the
 format does not define) is a :class:`SchemaError`, as pyarrow, parquet-java
@@ -58,6 +58,23 @@ KINDS = frozenset(
 
 
 @dataclass(frozen=True)
+class Geospatial:
+    """A GEOMETRY or GEOGRAPHY annotation (LogicalTypes.md "Geospatial
+    Types"): ``crs`` as the file spells it, None or "" for the default
+    (OGC:CRS84); ``algorithm`` the EdgeInterpolationAlgorithm of GEOGRAPHY
+    (None: SPHERICAL), unused for GEOMETRY."""
+
+    geography: bool = False
+    crs: str | None = None
+    algorithm: int | None = None
+
+    def logical_type(self) -> ttypes.LogicalType:
+        if self.geography:
+            return ttypes.LogicalType(GEOGRAPHY=ttypes.GeographyType(self.crs or None, self.algorithm))
+        return ttypes.LogicalType(GEOMETRY=ttypes.GeometryType(self.crs or None))
+
+
+@dataclass(frozen=True)
 class LogicalInfo:
     """What one leaf column's values mean.
 
@@ -65,7 +82,8 @@ class LogicalInfo:
     value; ``type_length`` the FIXED_LEN_BYTE_ARRAY width; ``bit_width`` and
     ``signed`` describe ints (and 16/32/64 for floats); ``unit`` is "ms", "us"
     or "ns" for times, timestamps and INT96 (pyarrow's default "ns"); ``utc``
-    is isAdjustedToUTC; ``precision`` and ``scale`` describe decimals.
+    is isAdjustedToUTC; ``precision`` and ``scale`` describe decimals;
+    ``geo`` annotates a binary leaf of WKB geometries.
     """
 
     kind: str
@@ -77,6 +95,7 @@ class LogicalInfo:
     utc: bool = False
     precision: int | None = None
     scale: int | None = None
+    geo: Geospatial | None = None
 
 
 # ---------------------------------------------------------------- SchemaElement -> LogicalInfo
@@ -171,7 +190,11 @@ def _from_logical_type(name: str, value: object, base: LogicalInfo, column: str)
         return _integer(base, value.bitWidth, value.isSigned, column)
     if name == "UNKNOWN":
         return dataclasses.replace(base, kind="null", bit_width=None)
-    return None  # group-only (MAP, LIST, VARIANT) or unhandled (GEOMETRY, GEOGRAPHY, FILE)
+    if name in ("GEOMETRY", "GEOGRAPHY") and base.physical_type == _T.BYTE_ARRAY:  # WKB: binary values
+        geography = name == "GEOGRAPHY"
+        geo = Geospatial(geography, value.crs, value.algorithm if geography else None)
+        return dataclasses.replace(base, geo=geo)
+    return None  # group-only (MAP, LIST, VARIANT) or unhandled
 
 
 #: What each ConvertedType may annotate, as pyarrow and parquet-java check it.
@@ -234,6 +257,13 @@ def logical_info(element: ttypes.SchemaElement) -> LogicalInfo:
     else:
         resolved = None
     return resolved or base
+
+
+def has_sort_order(info: LogicalInfo) -> bool:
+    """Whether the column's values have a sort order, hence bounds in
+    statistics and a ColumnIndex (LogicalTypes.md "Sort Order": INT96,
+    INTERVAL and the geospatial types have none; UNKNOWN holds no values)."""
+    return info.kind not in ("interval", "int96", "null") and info.geo is None
 
 
 # ---------------------------------------------------------------- physical <-> logical numpy
