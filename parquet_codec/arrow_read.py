@@ -17,12 +17,14 @@ the values ``to_pylist`` gives.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
 from parquet_codec.errors import UnsupportedError
+from parquet_codec.geospatial import GEOARROW_WKB, geoarrow_metadata
 from parquet_codec.nested import LIST, MAP, PRIMITIVE, STRUCT, Field
+from parquet_codec.types import Geospatial, logical_info
 
 INT96_UNITS = ("s", "ms", "us", "ns")
 
@@ -38,6 +40,10 @@ class ArrowReadOptions:
     extensions: bool = True
     #: The binary_type stored dictionaries of strings and binaries read as instead (see with_stored_schema).
     dictionaries_as: Any = None
+    #: The key-value metadata of a file without a stored Arrow schema: its
+    #: GEOMETRY and GEOGRAPHY columns read as ``geoarrow.wkb`` when pyarrow
+    #: has that type registered, their CRS looked up there ("projjson:KEY").
+    geo_metadata: tuple[tuple[str, str], ...] | None = None
 
     @classmethod
     def of(cls, *, coerce_int96_timestamp_unit: str | None = None, read_dictionary: Iterable[str] | None = None,
@@ -84,10 +90,15 @@ class ArrowReadOptions:
     @property
     def shapes_types(self) -> bool:
         return bool(self.read_dictionary) or self.binary_type is not None or self.list_type is not None \
-            or not self.extensions
+            or not self.extensions or self.geo_metadata is not None
 
 
 DEFAULT = ArrowReadOptions()
+
+
+def geo_metadata(key_value: Mapping[str, str | None] | None) -> tuple[tuple[str, str], ...]:
+    """A file's key-value metadata as :attr:`ArrowReadOptions.geo_metadata` takes it."""
+    return tuple((k, v) for k, v in (key_value or {}).items() if v is not None)
 
 
 def read_type(typ: Any, field: Field, options: ArrowReadOptions) -> Any:
@@ -113,6 +124,9 @@ def read_type(typ: Any, field: Field, options: ArrowReadOptions) -> Any:
 
 
 def _leaf_type(pa: Any, typ: Any, field: Field, options: ArrowReadOptions) -> Any:
+    geo = logical_info(field.node.element).geo if options.geo_metadata is not None and options.extensions else None
+    if geo is not None:
+        typ = _geoarrow_type(pa, typ, geo, dict(options.geo_metadata))
     json = isinstance(typ, pa.BaseExtensionType) and typ.extension_name == "arrow.json"
     if not options.extensions and isinstance(typ, pa.BaseExtensionType) and typ.extension_name in (
             "arrow.uuid", "arrow.json"):
@@ -128,6 +142,20 @@ def _leaf_type(pa: Any, typ: Any, field: Field, options: ArrowReadOptions) -> An
             and options._dictionaries_allowed():
         typ = pa.dictionary(pa.int32(), typ)
     return typ
+
+
+def _geoarrow_type(pa: Any, storage: Any, geo: Geospatial, key_value: dict[str, str]) -> Any:
+    """The registered ``geoarrow.wkb`` type over ``storage`` for a column
+    annotated ``geo`` (resolved from the extension name and metadata, as
+    pyarrow resolves a stored schema), or ``storage`` when none is
+    registered or the registered one refuses the metadata."""
+    metadata = {b"ARROW:extension:name": GEOARROW_WKB.encode(),
+                b"ARROW:extension:metadata": geoarrow_metadata(geo, key_value).encode()}
+    try:
+        typ = pa.ipc.read_schema(pa.schema([pa.field("", storage, metadata=metadata)]).serialize()).field(0).type
+    except Exception:  # (the extension's own deserializer raised: e.g. a CRS it does not know)
+        return storage
+    return typ if isinstance(typ, pa.BaseExtensionType) else storage
 
 
 def undictionaried(typ: Any, options: ArrowReadOptions) -> Any:
@@ -164,4 +192,4 @@ def _is_binary_like(pa: Any, typ: Any) -> bool:
         or t.is_string_view(typ) or t.is_binary_view(typ)
 
 
-__all__ = ["DEFAULT", "INT96_UNITS", "ArrowReadOptions", "read_type", "undictionaried"]
+__all__ = ["DEFAULT", "INT96_UNITS", "ArrowReadOptions", "geo_metadata", "read_type", "undictionaried"]

@@ -12,6 +12,7 @@ import functools
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from functools import cached_property
 from typing import Any
 
@@ -20,7 +21,7 @@ import numpy as np
 from parquet_codec.arrays import Array, PrimitiveArray, concat
 from parquet_codec.arrow_origin import split_metadata
 from parquet_codec.arrow_read import DEFAULT as DEFAULT_READ
-from parquet_codec.arrow_read import ArrowReadOptions
+from parquet_codec.arrow_read import ArrowReadOptions, geo_metadata
 from parquet_codec.arrow_schema import ArrowField
 from parquet_codec.batches import record_batches
 from parquet_codec.bloom import Sbbf, read_bloom_filter
@@ -135,7 +136,9 @@ class ParquetFile:
     @cached_property
     def _table_options(self) -> ArrowReadOptions:
         """The reading options the tables get: a stored Arrow schema overrides some."""
-        return self.read_options.with_stored_schema() if self._arrow[1] else self.read_options
+        if self._arrow[1]:
+            return self.read_options.with_stored_schema()
+        return replace(self.read_options, geo_metadata=geo_metadata(self.metadata.key_value_metadata))
 
     def _table(self, schema: Schema, arrays: dict[str, Array], num_rows: int,
                dictionaries: dict[str, list[Array]] | None = None) -> Table:
@@ -521,7 +524,8 @@ def arrow_schema(footer: FileMetadata) -> Any:
     options, its stored Arrow schema applied (needs pyarrow)."""
     schema = footer.schema
     metadata, origin = split_metadata(footer.key_value_metadata, schema.fields)
-    options = DEFAULT_READ.with_stored_schema() if origin else DEFAULT_READ
+    options = DEFAULT_READ.with_stored_schema() if origin else \
+        replace(DEFAULT_READ, geo_metadata=geo_metadata(footer.key_value_metadata))
     with _refused_as_limit(f"the Arrow schema of {len(schema.leaves)} columns does not fit in memory"):
         arrays = {f.name: _empty(f) for f in schema.fields}
         return Table(schema, arrays, 0, metadata=metadata, origin=origin, read_options=options).to_arrow().schema

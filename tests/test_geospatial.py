@@ -210,3 +210,50 @@ def test_written_geoarrow_columns_are_annotated_as_pyarrow_annotates_them(tmp_pa
     stats = a.metadata.row_group(0).column(0).statistics
     assert stats is None or not stats.has_min_max  # (no sort order: no bounds)
     assert pq.read_table(ours).column("g").to_pylist() == values
+
+
+# ---------------------------------------------------------------- reading
+
+
+@requires_corpus()
+@pytest.mark.parametrize("name", ["crs-default", "crs-geography", "crs-projjson", "crs-arbitrary-value", "geospatial"])
+def test_geospatial_columns_read_as_the_registered_geoarrow_type(geoarrow_registered, name: str) -> None:
+    path = CORPUS_DATA / "geospatial" / f"{name}.parquet"
+    ours, theirs = pc.read_table(path).to_arrow(), pq.read_table(path)
+    assert ours.schema.equals(theirs.schema)
+    assert ours.equals(theirs)
+    last = ours.schema.types[-1]
+    assert isinstance(last, _Wkb)
+    plain = pc.read_table(path, arrow_extensions_enabled=False).to_arrow()
+    assert plain.schema.equals(pq.read_table(path, arrow_extensions_enabled=False).schema)
+
+
+@requires_corpus()
+def test_geospatial_columns_read_as_binary_without_a_registered_type() -> None:
+    path = CORPUS_DATA / "geospatial" / "crs-default.parquet"
+    ours = pc.read_table(path).to_arrow()
+    assert pa.types.is_binary(ours.schema.types[-1])
+    assert ours.equals(pq.read_table(path))
+
+
+def test_a_projjson_key_resolves_to_the_file_metadata(tmp_path, geoarrow_registered) -> None:
+    projjson = {"type": "ProjectedCRS", "id": {"authority": "EPSG", "code": 32632}}
+    storage = pa.array([_wkb(1, _coords([(1.0, 2.0)]))], pa.binary())
+    path = tmp_path / "g.parquet"
+    pq.write_table(pa.table({"g": storage}), path, store_schema=False)
+    # (annotate the column GEOMETRY(projjson:crs_key), the PROJJSON beside it, in a rewritten footer)
+    from parquet_codec.format.ttypes import FileMetaData as ThriftFooter
+    from parquet_codec.format.ttypes import KeyValue
+    from parquet_codec.thrift_io import deserialize, serialize
+
+    raw = path.read_bytes()
+    size = int.from_bytes(raw[-8:-4], "little")
+    footer, _ = deserialize(ThriftFooter, raw[-8 - size : -8])
+    footer.schema[1].logicalType = Geospatial(crs="projjson:crs_key").logical_type()
+    footer.key_value_metadata = [KeyValue("crs_key", json.dumps(projjson))]
+    body = serialize(footer)
+    path.write_bytes(raw[: -8 - size] + body + len(body).to_bytes(4, "little") + b"PAR1")
+    typ = pc.read_table(path).to_arrow().schema.field("g").type
+    assert isinstance(typ, _Wkb)
+    assert json.loads(typ.meta) == {"crs": projjson, "crs_type": "projjson"}
+    assert pq.read_table(path).schema.field("g").type.meta == typ.meta
