@@ -120,9 +120,15 @@ class BufferPool:
             return sum(len(b) for b in self._buffers)
 
 
+# Private, where mmap's default is a shared mapping: a forked child would
+# share the pool's buffers with its parent, and each would write into the
+# memory the other still reads (copy-on-write keeps them apart).
+_PRIVATE = {"flags": mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS} if hasattr(mmap, "MAP_PRIVATE") else {}
+
+
 def _mapped(size: int) -> np.ndarray:
-    """``size`` bytes of anonymous memory mapped on their own."""
-    return np.frombuffer(mmap.mmap(-1, size), dtype=np.uint8)
+    """``size`` bytes of anonymous memory mapped on their own, private to the process."""
+    return np.frombuffer(mmap.mmap(-1, size, **_PRIVATE), dtype=np.uint8)
 
 
 def _numpy_bytes(size: int) -> np.ndarray:

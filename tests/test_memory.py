@@ -124,6 +124,23 @@ def test_threads_never_share_an_array():
     assert not errors and len(set(seen)) <= 8
 
 
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_forked_child_never_writes_into_the_parents_mapped_buffers():
+    pool = BufferPool(min_bytes=4096, mapped=True)
+    size = 200_000
+    kept = pool.bytes(size)
+    kept[:] = b"\x01" * size
+    pid = os.fork()
+    if pid == 0:  # the child drops its copy and takes the buffer for itself
+        try:
+            del kept
+            pool.bytes(size)[:] = b"\x02" * size
+        finally:
+            os._exit(0)
+    assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
+    assert bytes(kept) == b"\x01" * size
+
+
 def _glibc() -> bool:
     try:
         return (os.confstr("CS_GNU_LIBC_VERSION") or "").startswith("glibc")
