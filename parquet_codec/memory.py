@@ -80,8 +80,8 @@ class BufferPool:
     def _take(self, nbytes: int) -> np.ndarray | None:
         """A free pooled buffer of at least ``nbytes`` (a new one if none), or None
         when the request is not pooled or the pool's buffers are all in use."""
-        if nbytes < self.min_bytes or nbytes > self.capacity:
-            return None
+        if nbytes < self.min_bytes or nbytes > self.capacity or nbytes <= 0:
+            return None  # (an empty buffer: nothing to keep, and no mapping is empty)
         with self._lock:  # the check that a buffer is free and its claim (the view returned) as one
             buffers = self._buffers
             for i in reversed(range(len(buffers))):  # the most recently used first: warm in the caches

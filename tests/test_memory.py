@@ -76,6 +76,13 @@ def test_sizes_capacity_and_release():
     assert BufferPool(capacity=0).empty(N, np.int64).base is None  # pooling off: plain numpy arrays
 
 
+@pytest.mark.parametrize("mapped", [False, True], ids=["numpy", "mapped"])
+def test_empty_requests_with_no_minimum_size(mapped):
+    pool = BufferPool(min_bytes=0, mapped=mapped)
+    assert len(pool.bytes(0)) == 0 and len(pool.empty(0, np.int64)) == 0
+    assert pool.empty(1, np.int64).shape == (1,) and pool.bytes_held() > 0
+
+
 def test_arrow_zero_copy_keeps_the_memory(tmp_path):
     pa = pytest.importorskip("pyarrow")
     pool = BufferPool()
