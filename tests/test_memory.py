@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -146,6 +147,20 @@ def test_a_forked_child_never_writes_into_the_parents_mapped_buffers():
             os._exit(0)
     assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
     assert bytes(kept) == b"\x01" * size
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_child_forked_while_a_thread_holds_the_pool_takes_from_it():
+    pool = BufferPool()
+    with pool._lock:  # as a thread inside empty() at the moment another forks
+        pid = os.fork()
+        if pid == 0:
+            try:
+                signal.alarm(10)  # a child that blocks on the inherited lock dies of it
+                pool.empty(N, np.int64).fill(1)
+            finally:
+                os._exit(0)
+    assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
 
 
 def _glibc() -> bool:
