@@ -7,6 +7,7 @@ so paths, in-memory buffers and file objects are served by the same code.
 from __future__ import annotations
 
 import os
+import threading
 from typing import Any, BinaryIO
 
 from parquet_codec.errors import CorruptFileError, ParquetError
@@ -63,6 +64,9 @@ class FileSource(ByteSource):
             self._fd: int | None = handle.fileno()
         except (OSError, AttributeError, ValueError):
             self._fd = None
+        # A seek and the read after it are one step: threads reading one
+        # ParquetFile would otherwise read at each other's positions.
+        self._seek_lock = threading.Lock()
 
     def _read(self, offset: int, length: int) -> memoryview:
         reserve(length, f"a read of {length} bytes at offset {offset}")
@@ -71,8 +75,9 @@ class FileSource(ByteSource):
         if self._fd is not None and self._owned:
             data = os.pread(self._fd, length, offset)
         else:
-            self._handle.seek(offset)
-            data = self._handle.read(length)
+            with self._seek_lock:
+                self._handle.seek(offset)
+                data = self._handle.read(length)
         if not isinstance(data, (bytes, bytearray, memoryview)):
             raise TypeError(f"{self.name} gives {type(data).__name__}, not bytes: open it in binary mode ('rb')")
         if len(data) != length:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import io
+import threading
+import time
 
 import pytest
 
@@ -52,3 +54,28 @@ def test_a_closed_file_and_a_text_file_are_named_as_such(tmp_path):
         source.read(0, 4)
     with open(path, encoding="latin-1") as text, pytest.raises(TypeError, match="binary mode"):
         open_source(text).read(0, 4)
+
+
+def test_threads_reading_one_file_object_get_their_own_ranges():
+    data = bytes(range(256)) * 64
+
+    class Yielding(io.BytesIO):
+        def seek(self, *args):  # lets another thread run between a seek and its read
+            where = super().seek(*args)
+            time.sleep(0.0005)
+            return where
+
+    src = open_source(Yielding(data))
+    wrong = []
+
+    def read(start: int) -> None:
+        for _ in range(50):
+            if bytes(src.read(start, 100)) != data[start : start + 100]:
+                wrong.append(start)
+
+    threads = [threading.Thread(target=read, args=(start,)) for start in (0, 1000, 5000, 9000)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not wrong
