@@ -89,7 +89,9 @@ def page_cuts(lv: SlotLevels, start: int, stop: int, value_cost: np.ndarray | fl
         if cum is None:
             fill = done + per_page - 1  # the value that fills the page
         else:
-            fill = int(np.searchsorted(cum, cum[done] + page_size, side="left")) - 1
+            # At least one value a page: a page size below one value's bytes (or below
+            # zero) would otherwise close every page before it holds anything.
+            fill = max(done, int(np.searchsorted(cum, cum[done] + page_size, side="left")) - 1)
         end = stop if fill >= count else lv.slot_of_value(first + fill) + 1
         if starts is None:
             end = min(end, pos + max_rows)
