@@ -46,7 +46,7 @@ from parquet_codec.dataset_schema import (
 )
 from parquet_codec.dataset_schema import read_file as read_file_as
 from parquet_codec.errors import SchemaError, UnsupportedError
-from parquet_codec.filesystems import Filesystem, filesystem_of_uri
+from parquet_codec.filesystems import Filesystem, filesystem_of_uri, local_path
 from parquet_codec.format.ttypes import SchemaElement
 from parquet_codec.io import Source
 from parquet_codec.predicate import Filter, parse_filters
@@ -373,6 +373,8 @@ def _folder(source: object, options: dict) -> str | None:
         return None
     path, filesystem = os.fspath(source), options.get("filesystem")
     uri = filesystem is None and "://" in path
+    if filesystem is None and not uri:
+        path = local_path(path)
     if uri:
         filesystem, path = filesystem_of_uri(path)
     if not Filesystem(filesystem).is_dir(path):

@@ -30,7 +30,7 @@ from parquet_codec.arrays import (
 from parquet_codec.convert import to_table
 from parquet_codec.dataset import HIVE_NULL, partitioning_object
 from parquet_codec.errors import UnsupportedError
-from parquet_codec.filesystems import Filesystem
+from parquet_codec.filesystems import Filesystem, local_path
 from parquet_codec.nested import PRIMITIVE
 from parquet_codec.table import Column, Table, array_to_pylist
 from parquet_codec.temporal import ARROW_UNITS_PER_SECOND
@@ -97,7 +97,7 @@ def write_to_dataset(table: Any, root_path: str | os.PathLike, partition_cols: S
     names = None if options.get("use_compliant_nested_type", True) else arrow_element_names(table)
     data = to_table(table)
     key_columns = [data.column(k) for k in keys]  # KeyError for a missing one, as pyarrow
-    root, fs = os.fspath(root_path), Filesystem(filesystem)
+    root, fs = os.fspath(root_path) if filesystem is not None else local_path(root_path), Filesystem(filesystem)
     if existing_data_behavior == "error" and fs.has_entries(root):
         raise DatasetExistsError(f"could not write to {root}: the folder is not empty "
                                  "and existing_data_behavior is 'error'")

@@ -99,6 +99,11 @@ class Filesystem:
                 self.fs.rm(entry, recursive=True)
 
 
+def local_path(path: str | os.PathLike) -> str:
+    """A path on the local disk as pyarrow takes one: a leading '~' is the home folder."""
+    return os.path.expanduser(os.fspath(path))
+
+
 def filesystem_of_uri(uri: str) -> tuple[Any, str]:
     """The filesystem and path of a URI ("file:///...", "s3://bucket/key", ...), as
     pyarrow resolves them (needs pyarrow, as pyarrow.parquet does for URIs)."""
@@ -110,4 +115,4 @@ def filesystem_of_uri(uri: str) -> tuple[Any, str]:
     return FileSystem.from_uri(uri)
 
 
-__all__ = ["Filesystem", "filesystem_of_uri"]
+__all__ = ["Filesystem", "filesystem_of_uri", "local_path"]

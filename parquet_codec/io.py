@@ -11,7 +11,7 @@ import threading
 from typing import Any, BinaryIO
 
 from parquet_codec.errors import CorruptFileError, ParquetError
-from parquet_codec.filesystems import Filesystem, filesystem_of_uri
+from parquet_codec.filesystems import Filesystem, filesystem_of_uri, local_path
 from parquet_codec.limits import reserve
 
 Source = str | os.PathLike | bytes | bytearray | memoryview | BinaryIO
@@ -103,7 +103,7 @@ def open_source(source: Source | ByteSource, filesystem: Any = None) -> ByteSour
     if isinstance(source, (bytes, bytearray, memoryview)):
         return BufferSource(source)
     if isinstance(source, (str, os.PathLike)):
-        path = os.fspath(source)
+        path = local_path(source)
         return FileSource(open(path, "rb"), path, owned=True)  # noqa: SIM115 - closed by FileSource.close
     if hasattr(source, "read") and hasattr(source, "seek"):
         return FileSource(source, getattr(source, "name", "<file>"), owned=False)

@@ -22,7 +22,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any, BinaryIO
 
-from parquet_codec.filesystems import Filesystem, filesystem_of_uri
+from parquet_codec.filesystems import Filesystem, filesystem_of_uri, local_path
 
 
 def _published_mode(path: str) -> int:
@@ -55,7 +55,7 @@ class Sink:
         self.position = 0
         self.owned = False  # a handle opened here, closed on commit
         if isinstance(where, (str, os.PathLike)):
-            self.target: str | None = os.path.realpath(os.fspath(where))
+            self.target: str | None = os.path.realpath(local_path(where))
             if _special(self.target):  # nothing to publish atomically: write it as it is
                 self.temp, self.handle, self.owned = None, open(self.target, "wb"), True  # noqa: SIM115 (closed on commit or abort)
                 return

@@ -56,3 +56,22 @@ def test_folders_on_the_local_disk(tmp_path) -> None:
     assert files.has_entries(folder) and files.size(str(tmp_path / "a" / "f")) == 1
     files.clear(folder)
     assert list((tmp_path / "a").iterdir()) == []
+
+
+def test_a_leading_tilde_is_the_home_folder(tmp_path, monkeypatch) -> None:
+    """As pyarrow: '~' in a local path is expanded when reading, writing and listing folders."""
+    from pathlib import Path
+
+    import parquet_codec as pc
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    table = {"a": [1, 2, 3]}
+    pc.write_table(table, "~/one.parquet")
+    assert (tmp_path / "one.parquet").exists()
+    assert pc.read_table("~/one.parquet").to_pydict() == table
+    assert pc.read_table(Path("~/one.parquet")).to_pydict() == table
+    assert pc.read_metadata("~/one.parquet").num_rows == 3
+    pc.write_to_dataset(table, "~/folder", partition_cols=["a"])
+    assert (tmp_path / "folder" / "a=2").is_dir()
+    assert sorted(pc.read_table("~/folder").to_pydict()["a"]) == [1, 2, 3]
+    assert len(pc.ParquetDataset("~/folder").files) == 3
