@@ -14,6 +14,7 @@ object is written as given.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import posixpath
 import stat
@@ -59,8 +60,13 @@ class Sink:
             if _special(self.target):  # nothing to publish atomically: write it as it is
                 self.temp, self.handle, self.owned = None, open(self.target, "wb"), True  # noqa: SIM115 (closed on commit or abort)
                 return
+            if os.path.isdir(self.target):  # refused before any byte is written, as open() would refuse it
+                raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), self.target)
             folder, name = os.path.split(self.target)
-            fd, self.temp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+            try:
+                fd, self.temp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+            except OSError as exc:  # a missing or unwritable folder: name the file asked for, not the temporary one
+                raise type(exc)(exc.errno, exc.strerror, self.target) from None
             # mkstemp creates the file private (0600); the published file gets the
             # mode a plain open() would give it: the replaced file's, or 0666 less the umask.
             os.fchmod(fd, _published_mode(self.target))

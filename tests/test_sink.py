@@ -122,3 +122,16 @@ def test_a_uri_is_written_and_read_through_its_filesystem(tmp_path) -> None:
     pc.write_table({"x": [1, 2]}, uri)
     assert (tmp_path / "by uri.parquet").exists() and not _leftovers(tmp_path)
     assert pc.read_table(uri).to_pydict() == {"x": [1, 2]}
+
+
+def test_errors_name_the_path_asked_for(tmp_path) -> None:
+    """A missing folder or a folder in the file's place is named as given, not as the temporary file."""
+    target = tmp_path / "missing" / "x.parquet"
+    with pytest.raises(FileNotFoundError) as caught:
+        open_sink(str(target))
+    assert caught.value.filename == str(target)
+    (tmp_path / "adir").mkdir()
+    with pytest.raises(IsADirectoryError) as caught:
+        pc.write_table({"a": [1]}, tmp_path / "adir")
+    assert caught.value.filename == str(tmp_path / "adir")
+    assert os.listdir(tmp_path / "adir") == [] and sorted(os.listdir(tmp_path)) == ["adir"]
