@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import io
 import os
 import posixpath
 import stat
@@ -71,6 +72,9 @@ class Sink:
             # mode a plain open() would give it: the replaced file's, or 0666 less the umask.
             os.fchmod(fd, _published_mode(self.target))
             self.handle: BinaryIO = os.fdopen(fd, "wb")
+        elif isinstance(where, io.TextIOBase):
+            raise TypeError(f"cannot write Parquet to a text file ({getattr(where, 'name', type(where).__name__)}): "
+                            "open it in binary mode ('wb')")
         elif hasattr(where, "write"):
             self.target, self.temp, self.handle = None, None, where
         else:

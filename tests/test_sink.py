@@ -135,3 +135,9 @@ def test_errors_name_the_path_asked_for(tmp_path) -> None:
         pc.write_table({"a": [1]}, tmp_path / "adir")
     assert caught.value.filename == str(tmp_path / "adir")
     assert os.listdir(tmp_path / "adir") == [] and sorted(os.listdir(tmp_path)) == ["adir"]
+
+
+def test_a_text_file_is_refused_before_writing(tmp_path) -> None:
+    with open(tmp_path / "t.parquet", "w") as text, pytest.raises(TypeError, match="binary mode"):
+        pc.write_table({"a": [1]}, text)
+    assert (tmp_path / "t.parquet").read_bytes() == b""
