@@ -22,6 +22,9 @@ class Filesystem:
     """One pyarrow or fsspec filesystem (or the local disk, for folders)."""
 
     def __init__(self, fs: Any = None) -> None:
+        if fs is not None and not (hasattr(fs, "open_input_file") or hasattr(fs, "open")):
+            raise TypeError(f"filesystem must be a pyarrow FileSystem or an fsspec-style filesystem, "
+                            f"not {type(fs).__name__}")
         self.fs = fs
         self._pyarrow = fs is not None and hasattr(fs, "open_input_file")
 

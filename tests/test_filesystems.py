@@ -75,3 +75,16 @@ def test_a_leading_tilde_is_the_home_folder(tmp_path, monkeypatch) -> None:
     assert (tmp_path / "folder" / "a=2").is_dir()
     assert sorted(pc.read_table("~/folder").to_pydict()["a"]) == [1, 2, 3]
     assert len(pc.ParquetDataset("~/folder").files) == 3
+
+
+@pytest.mark.parametrize("bogus", [5, "local", object()])
+def test_something_else_as_a_filesystem_is_a_type_error(tmp_path, bogus) -> None:
+    import parquet_codec as pc
+
+    path = tmp_path / "x.parquet"
+    pc.write_table({"a": [1]}, path)
+    with pytest.raises(TypeError, match="filesystem must be"):
+        pc.read_table(str(path), filesystem=bogus)
+    with pytest.raises(TypeError, match="filesystem must be"):
+        pc.write_table({"a": [1]}, str(tmp_path / "y.parquet"), filesystem=bogus)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.parquet"]
