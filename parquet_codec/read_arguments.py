@@ -20,7 +20,10 @@ def column_names(columns: Iterable[str] | None) -> list[str] | None:
         return None
     if isinstance(columns, (str, bytes)):
         raise TypeError("columns must be a list of names, not a string")
-    names = list(columns)
+    try:
+        names = list(columns)
+    except TypeError:
+        raise TypeError(f"columns must be a list of names, not {type(columns).__name__}") from None
     for name in names:
         if not isinstance(name, str):
             raise TypeError(f"column names must be strings, got {name!r}")
