@@ -241,6 +241,9 @@ class ParquetWriter:
         """Add entries to the footer's key-value metadata, replacing any of the
         same key (pyarrow's; text or bytes, which are kept as they are)."""
         self._check_open()
+        if not isinstance(key_value_metadata, Mapping):
+            raise TypeError(f"key_value_metadata must be a mapping of keys to values, "
+                            f"not {type(key_value_metadata).__name__}")
 
         def text(item: str | bytes) -> str:
             return key_value_text(item) if isinstance(item, bytes) else str(item)

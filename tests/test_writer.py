@@ -686,6 +686,16 @@ def test_add_key_value_metadata_and_write_as_pyarrows(tmp_path) -> None:
     assert ours.metadata[b"raw\xff"] == theirs.metadata[b"raw\xff"] == b"\x00\xfe"
 
 
+def test_add_key_value_metadata_of_something_else(tmp_path) -> None:
+    """A TypeError naming the argument (pyarrow: TypeError); the writer stays usable."""
+    with ParquetWriter(tmp_path / "x.parquet", Table.from_pydict({"a": [1]}).schema) as w:
+        for bogus in (5, [("k", "v")], "k=v"):
+            with pytest.raises(TypeError, match="key_value_metadata must be a mapping"):
+                w.add_key_value_metadata(bogus)
+        w.write_table(Table.from_pydict({"a": [1]}))
+    assert pq.read_table(tmp_path / "x.parquet").num_rows == 1
+
+
 def test_store_schema_false_drops_the_tables_metadata(tmp_path) -> None:
     """As pyarrow: without the stored schema the table's own metadata (pandas' too)
     is not written; entries given to the writer (key_value_metadata,
