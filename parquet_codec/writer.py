@@ -126,7 +126,7 @@ class ParquetWriter:
                 element_names = arrow_element_names(schema)
             self._arrow_schema, schema = schema, arrow_template.schema
         if not isinstance(schema, Schema):
-            raise SchemaError(f"schema must be a parquet_codec or pyarrow Schema, got {type(schema).__name__}")
+            raise TypeError(f"schema must be a parquet_codec or pyarrow Schema, not {type(schema).__name__}")
         check_groups(schema)
         self.options = WriterOptions(**options)
         self._stored_types = StoredTypes.from_options(self.options)

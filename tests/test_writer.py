@@ -696,6 +696,16 @@ def test_add_key_value_metadata_of_something_else(tmp_path) -> None:
     assert pq.read_table(tmp_path / "x.parquet").num_rows == 1
 
 
+@pytest.mark.parametrize("schema", [None, 5, {"a": "int64"}])
+def test_a_schema_of_the_wrong_type(tmp_path, schema) -> None:
+    """A TypeError, as pyarrow raises, before any file is created."""
+    with pytest.raises(TypeError, match="schema must be a parquet_codec or pyarrow Schema"):
+        ParquetWriter(tmp_path / "x.parquet", schema)
+    with pytest.raises(TypeError, match="schema must be a parquet_codec or pyarrow Schema"):
+        write_metadata(schema, tmp_path / "_common_metadata")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_store_schema_false_drops_the_tables_metadata(tmp_path) -> None:
     """As pyarrow: without the stored schema the table's own metadata (pandas' too)
     is not written; entries given to the writer (key_value_metadata,
