@@ -30,6 +30,17 @@ def column_names(columns: Iterable[str] | None) -> list[str] | None:
     return names
 
 
+def row_group_indices(row_groups: Iterable[int]) -> list[int]:
+    """A ``row_groups`` argument as a list (an iterator is consumed once); each
+    index is checked where it is used. TypeError for None, a string or a non-iterable."""
+    if row_groups is None or isinstance(row_groups, (str, bytes)):
+        raise TypeError(f"row_groups must be a list of row group indices, not {row_groups!r}")
+    try:
+        return list(row_groups)
+    except TypeError:
+        raise TypeError(f"row_groups must be a list of row group indices, not {type(row_groups).__name__}") from None
+
+
 def with_pandas_index(columns: Sequence[str], metadata: dict[str, str], names: Sequence[str]) -> list[str]:
     """``columns`` and, after them, the DataFrame index columns among ``names``
     that the ``pandas`` entry of ``metadata`` lists (a RangeIndex is not stored)."""
@@ -59,4 +70,4 @@ def check_batch_size(batch_size: object) -> None:
         raise ValueError(f"batch_size must be positive, got {batch_size}")
 
 
-__all__ = ["check_batch_size", "column_names", "memory_limit_bytes", "with_pandas_index"]
+__all__ = ["check_batch_size", "column_names", "memory_limit_bytes", "row_group_indices", "with_pandas_index"]

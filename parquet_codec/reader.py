@@ -49,7 +49,13 @@ from parquet_codec.metadata import FileMetadata, read_footer
 from parquet_codec.metadata_views import FileMetaData
 from parquet_codec.nested import PRIMITIVE
 from parquet_codec.offset_index import read_offset_index
-from parquet_codec.read_arguments import check_batch_size, column_names, memory_limit_bytes, with_pandas_index
+from parquet_codec.read_arguments import (
+    check_batch_size,
+    column_names,
+    memory_limit_bytes,
+    row_group_indices,
+    with_pandas_index,
+)
 from parquet_codec.scan import ReadPlan, Scanner, duration_units
 from parquet_codec.schema import Schema, SchemaNode
 from parquet_codec.table import Table
@@ -195,8 +201,9 @@ class ParquetFile:
     def read_row_groups(self, row_groups: Iterable[int], columns: Sequence[str] | None = None,
                         use_threads: bool = True, use_pandas_metadata: bool = False, *,
                         filters: object = None) -> Table:
+        indices = row_group_indices(row_groups)
         with memory_budget(self.memory_limit):
-            return self._read_row_groups(row_groups, self._with_index(columns, use_pandas_metadata), filters)
+            return self._read_row_groups(indices, self._with_index(columns, use_pandas_metadata), filters)
 
     def _with_index(self, columns: Sequence[str] | None, use_pandas_metadata: bool) -> Sequence[str] | None:
         """``columns`` and, when asked, the stored DataFrame index columns the
@@ -269,7 +276,7 @@ class ParquetFile:
         released first. With ``filters``, only matching rows (row groups
         without any are skipped)."""
         check_batch_size(batch_size)
-        indices = range(self.num_row_groups) if row_groups is None else row_groups
+        indices = range(self.num_row_groups) if row_groups is None else row_group_indices(row_groups)
         columns = self._with_index(columns, use_pandas_metadata)
         if filters is not None:
             tables: Iterable[Table] = Scanner(self, self._projection(columns), filters).tables(indices)

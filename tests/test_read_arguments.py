@@ -15,3 +15,16 @@ def test_columns_that_are_not_a_list_of_names(tmp_path, columns) -> None:
         pc.read_table(path, columns=columns)
     with pytest.raises(TypeError, match="columns must be a list of names"):
         pc.ParquetFile(path).read(columns=columns)
+
+
+@pytest.mark.parametrize("row_groups", [None, 0, 2.5, "0"])
+def test_row_groups_that_are_not_a_list_of_indices(tmp_path, row_groups) -> None:
+    path = tmp_path / "x.parquet"
+    pc.write_table({"a": [1, 2, 3]}, path, row_group_size=1)
+    with pc.ParquetFile(path) as pf:
+        with pytest.raises(TypeError, match="row_groups must be a list of row group indices"):
+            pf.read_row_groups(row_groups)
+        if row_groups is not None:  # None: every row group, as pyarrow's
+            with pytest.raises(TypeError, match="row_groups must be a list of row group indices"):
+                next(pf.iter_batches(row_groups=row_groups))
+        assert pf.read_row_groups(iter([2, 0])).to_pydict() == {"a": [3, 1]}
