@@ -55,6 +55,8 @@ class ArrowReadOptions:
             raise UnsupportedError(f"coerce_int96_timestamp_unit must be one of {INT96_UNITS}, not {unit!r}")
         if isinstance(read_dictionary, str):
             raise TypeError("read_dictionary must be a list of column names, not a string")
+        if binary_type is not None:
+            _check_binary_type(binary_type)
         return cls(unit, frozenset(read_dictionary or ()), binary_type, list_type, bool(arrow_extensions_enabled))
 
     def with_stored_schema(self) -> ArrowReadOptions:
@@ -176,6 +178,16 @@ def undictionaried(typ: Any, options: ArrowReadOptions) -> Any:
         return binary_type if values is not None and _is_binary_like(pa, values) else leaf
 
     return map_leaves(pa, typ, plain)
+
+
+def _check_binary_type(binary_type: Any) -> None:
+    """pyarrow takes the binary types only (it raises ArrowTypeError, a TypeError,
+    for others; it crashes on what is not a DataType at all)."""
+    import pyarrow as pa
+
+    if not (isinstance(binary_type, pa.DataType) and (pa.types.is_binary(binary_type)
+            or pa.types.is_large_binary(binary_type) or pa.types.is_binary_view(binary_type))):
+        raise TypeError(f"binary_type must be pyarrow.binary(), large_binary() or binary_view(), not {binary_type!r}")
 
 
 def _string_type(pa: Any, binary_type: Any) -> Any:

@@ -266,3 +266,15 @@ def test_read_dictionary_categories_follow_pyarrows_chunks(tmp_path) -> None:
     expected = pq.ParquetFile(tmp_path / "f.parquet", read_dictionary=["s"]).read_row_groups(groups).to_pandas()
     ours = pc.ParquetFile(tmp_path / "f.parquet", read_dictionary=["s"]).read_row_groups(groups).to_pandas()
     assert categories(ours) == categories(expected)
+
+
+@pytest.mark.parametrize("binary_type", [5, "large_binary", pa.int32(), pa.string(), pa.large_string()])
+def test_binary_type_other_than_a_binary_type(tmp_path, binary_type) -> None:
+    """A TypeError, as pyarrow's ArrowTypeError (which crashes on a non-type); a file
+    that stores its Arrow schema is refused the same way though the option would not apply."""
+    import parquet_codec as pc
+
+    path = tmp_path / "s.parquet"
+    pq.write_table(pa.table({"s": ["x"]}), path)
+    with pytest.raises(TypeError, match="binary_type must be"):
+        pc.read_table(path, binary_type=binary_type)
