@@ -188,6 +188,9 @@ class WriterOptions:
             raise UnsupportedError(f"unknown flavor {self.flavor!r}; the only flavor is 'spark'")
         if self.use_content_defined_chunking:
             raise UnsupportedError("use_content_defined_chunking is not supported by this writer")
+        if self.metadata_collector is not None and not callable(getattr(self.metadata_collector, "append", None)):
+            # checked now: it is used only after the file is published
+            raise TypeError(f"metadata_collector must be a list, not {type(self.metadata_collector).__name__}")
 
     def column(self, leaf: SchemaNode) -> ColumnOptions:
         """The options of one leaf column."""

@@ -79,3 +79,11 @@ def test_a_level_for_columns_left_uncompressed_is_refused_as_pyarrow() -> None:
     with pytest.raises(pc.UnsupportedError, match="'b'.*compression level"):
         _file(table, compression={"a": "zstd"}, compression_level=5)
     assert pq.read_table(io.BytesIO(_file(table, compression={"a": "zstd"}, compression_level={"a": 5}))).equals(table)
+
+
+@pytest.mark.parametrize("collector", [5, {}, "x"])
+def test_a_metadata_collector_that_is_not_a_list(tmp_path, collector) -> None:
+    """Refused before anything is written (it is used only once the file is published)."""
+    with pytest.raises(TypeError, match="metadata_collector must be a list"):
+        pc.write_table({"a": [1]}, tmp_path / "x.parquet", metadata_collector=collector)
+    assert list(tmp_path.iterdir()) == []
