@@ -373,8 +373,8 @@ def _folder(source: object, options: dict) -> str | None:
         return None
     path, filesystem = os.fspath(source), options.get("filesystem")
     uri = filesystem is None and "://" in path
-    if filesystem is None and not uri:
-        path = local_path(path)
+    if not uri:
+        path = local_path(path, filesystem)
     if uri:
         filesystem, path = filesystem_of_uri(path)
     if not Filesystem(filesystem).is_dir(path):

@@ -97,7 +97,7 @@ def write_to_dataset(table: Any, root_path: str | os.PathLike, partition_cols: S
     names = None if options.get("use_compliant_nested_type", True) else arrow_element_names(table)
     data = to_table(table)
     key_columns = [data.column(k) for k in keys]  # KeyError for a missing one, as pyarrow
-    root, fs = os.fspath(root_path) if filesystem is not None else local_path(root_path), Filesystem(filesystem)
+    root, fs = local_path(root_path, filesystem), Filesystem(filesystem)
     if existing_data_behavior == "error" and fs.has_entries(root):
         raise DatasetExistsError(f"could not write to {root}: the folder is not empty "
                                  "and existing_data_behavior is 'error'")

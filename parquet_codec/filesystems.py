@@ -102,9 +102,13 @@ class Filesystem:
                 self.fs.rm(entry, recursive=True)
 
 
-def local_path(path: str | os.PathLike) -> str:
-    """A path on the local disk as pyarrow takes one: a leading '~' is the home folder."""
-    return os.path.expanduser(os.fspath(path))
+def local_path(path: str | os.PathLike, filesystem: Any = None) -> str:
+    """A path as pyarrow takes one: on the local disk (no filesystem, or pyarrow's
+    LocalFileSystem) a leading '~' is the home folder; other filesystems get it as it is."""
+    path = os.fspath(path)
+    local = filesystem is None or (type(filesystem).__name__ == "LocalFileSystem"
+                                   and type(filesystem).__module__.startswith("pyarrow"))
+    return os.path.expanduser(path) if local else path
 
 
 def filesystem_of_uri(uri: str) -> tuple[Any, str]:

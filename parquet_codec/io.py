@@ -98,7 +98,7 @@ def open_source(source: Source | ByteSource, filesystem: Any = None) -> ByteSour
     if filesystem is None and isinstance(source, str) and "://" in source:
         filesystem, source = filesystem_of_uri(source)
     if filesystem is not None and isinstance(source, (str, os.PathLike)):
-        path = os.fspath(source)
+        path = local_path(source, filesystem)
         return FileSource(Filesystem(filesystem).open_input(path), path, owned=True)
     if isinstance(source, (bytes, bytearray, memoryview)):
         return BufferSource(source)

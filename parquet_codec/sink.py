@@ -149,7 +149,7 @@ class FilesystemSink(Sink):
     def __init__(self, where: str, filesystem: Any) -> None:
         self.position, self.owned = 0, False
         self.filesystem = Filesystem(filesystem)
-        self.target = os.fspath(where)
+        self.target = local_path(where, filesystem)
         folder, name = posixpath.split(self.target)
         self.temp = posixpath.join(folder, f".{name}.{uuid.uuid4().hex}.tmp")
         self.handle = self.filesystem.open_output(self.temp)

@@ -88,3 +88,20 @@ def test_something_else_as_a_filesystem_is_a_type_error(tmp_path, bogus) -> None
     with pytest.raises(TypeError, match="filesystem must be"):
         pc.write_table({"a": [1]}, str(tmp_path / "y.parquet"), filesystem=bogus)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["x.parquet"]
+
+
+def test_a_leading_tilde_through_pyarrows_local_filesystem(tmp_path, monkeypatch) -> None:
+    """pyarrow expands '~' for its LocalFileSystem too, and for no other filesystem."""
+    fs_module = pytest.importorskip("pyarrow.fs")
+    import parquet_codec as pc
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    local = fs_module.LocalFileSystem()
+    pc.write_table({"a": [1]}, "~/one.parquet", filesystem=local)
+    assert (tmp_path / "one.parquet").exists()
+    assert pc.read_table("~/one.parquet", filesystem=local).to_pydict() == {"a": [1]}
+    pc.write_to_dataset({"a": [1], "k": [2]}, "~/folder", partition_cols=["k"], filesystem=local)
+    assert pc.read_table("~/folder", filesystem=local).num_rows == 1
+    sub_tree = fs_module.SubTreeFileSystem(str(tmp_path), local)
+    with pytest.raises(FileNotFoundError):
+        pc.read_table("~/one.parquet", filesystem=sub_tree)
