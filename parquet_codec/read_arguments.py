@@ -62,6 +62,16 @@ def memory_limit_bytes(limit: object) -> int | None:
     return int(limit)
 
 
+def check_buffer_size(buffer_size: object) -> None:
+    """pyarrow's ``buffer_size`` (an I/O hint here): None or a number of bytes, not below zero."""
+    if buffer_size is None:
+        return
+    if not isinstance(buffer_size, (int, float, np.integer, np.floating)):
+        raise TypeError(f"buffer_size must be a number of bytes, not {buffer_size!r}")
+    if not buffer_size >= 0:
+        raise ValueError(f"buffer_size must be 0 (unbuffered) or a positive number of bytes, not {buffer_size!r}")
+
+
 def check_batch_size(batch_size: object) -> None:
     """Refuse a ``batch_size`` that is not a positive integer."""
     if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)):
@@ -70,4 +80,4 @@ def check_batch_size(batch_size: object) -> None:
         raise ValueError(f"batch_size must be positive, got {batch_size}")
 
 
-__all__ = ["check_batch_size", "column_names", "memory_limit_bytes", "row_group_indices", "with_pandas_index"]
+__all__ = ["check_batch_size", "check_buffer_size", "column_names", "memory_limit_bytes", "row_group_indices", "with_pandas_index"]

@@ -51,6 +51,7 @@ from parquet_codec.nested import PRIMITIVE
 from parquet_codec.offset_index import read_offset_index
 from parquet_codec.read_arguments import (
     check_batch_size,
+    check_buffer_size,
     column_names,
     memory_limit_bytes,
     row_group_indices,
@@ -102,6 +103,7 @@ class ParquetFile:
         if metadata is not None and not isinstance(metadata, FileMetaData):
             raise TypeError(f"metadata must be a FileMetaData of this package (read_metadata), "
                             f"not {type(metadata).__name__}")
+        check_buffer_size(buffer_size)
         decryption = decryption_properties if decryption is None else decryption
         if page_checksum_verification is not None:
             verify_checksums = page_checksum_verification

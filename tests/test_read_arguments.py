@@ -28,3 +28,14 @@ def test_row_groups_that_are_not_a_list_of_indices(tmp_path, row_groups) -> None
             with pytest.raises(TypeError, match="row_groups must be a list of row group indices"):
                 next(pf.iter_batches(row_groups=row_groups))
         assert pf.read_row_groups(iter([2, 0])).to_pydict() == {"a": [3, 1]}
+
+
+@pytest.mark.parametrize(("buffer_size", "error"), [(-1, ValueError), (float("nan"), ValueError), ("x", TypeError),
+                                                    ([], TypeError)])
+def test_buffer_size_refused_as_pyarrow(tmp_path, buffer_size, error) -> None:
+    """An I/O hint here, but one pyarrow refuses below zero is refused too (0 and None are fine)."""
+    path = tmp_path / "x.parquet"
+    pc.write_table({"a": [1]}, path)
+    with pytest.raises(error, match="buffer_size"):
+        pc.read_table(path, buffer_size=buffer_size)
+    assert pc.read_table(path, buffer_size=0).num_rows == pc.read_table(path, buffer_size=None).num_rows == 1
