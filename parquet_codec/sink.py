@@ -152,7 +152,11 @@ class FilesystemSink(Sink):
         self.target = local_path(where, filesystem)
         folder, name = posixpath.split(self.target)
         self.temp = posixpath.join(folder, f".{name}.{uuid.uuid4().hex}.tmp")
-        self.handle = self.filesystem.open_output(self.temp)
+        try:
+            self.handle = self.filesystem.open_output(self.temp)
+        except OSError as exc:  # a missing or unwritable folder: name the file asked for, not the temporary one
+            reason = os.strerror(exc.errno) if exc.errno else str(exc)
+            raise type(exc)(exc.errno, reason, self.target) from exc
 
     def commit(self, before_publish: Callable[[], None] | None = None) -> None:
         self.handle.close()

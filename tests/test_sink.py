@@ -141,3 +141,11 @@ def test_a_text_file_is_refused_before_writing(tmp_path) -> None:
     with open(tmp_path / "t.parquet", "w") as text, pytest.raises(TypeError, match="binary mode"):
         pc.write_table({"a": [1]}, text)
     assert (tmp_path / "t.parquet").read_bytes() == b""
+
+
+@pytest.mark.parametrize("filesystem", _filesystems(), ids=lambda fs: type(fs).__module__.split(".")[0])
+def test_errors_through_a_filesystem_name_the_path_asked_for(tmp_path, filesystem) -> None:
+    target = str(tmp_path / "missing" / "x.parquet")
+    with pytest.raises(FileNotFoundError) as caught:
+        pc.write_table({"a": [1]}, target, filesystem=filesystem)
+    assert caught.value.filename == target and ".tmp" not in str(caught.value)
