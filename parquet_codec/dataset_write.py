@@ -80,16 +80,22 @@ def write_to_dataset(table: Any, root_path: str | os.PathLike, partition_cols: S
     ``max_open_files`` and ``min_rows_per_group`` are accepted and change nothing."""
     for unused in ("use_threads", "max_open_files", "min_rows_per_group", "create_dir"):
         options.pop(unused, None)
-    if max_rows_per_group is not None:
-        options.setdefault("row_group_size", max_rows_per_group)
+    if max_rows_per_group is not None and _whole(max_rows_per_group, "max_rows_per_group") > 0:
+        options.setdefault("row_group_size", max_rows_per_group)  # 0 or less: no limit, as pyarrow's
     if existing_data_behavior not in BEHAVIORS:
         raise ValueError(f"existing_data_behavior must be one of {BEHAVIORS}, not {existing_data_behavior!r}")
     template = f"{uuid.uuid4().hex}-{{i}}.parquet" if basename_template is None else basename_template
+    if not isinstance(template, str):
+        raise TypeError(f"basename_template must be a string, not {type(template).__name__}")
     if template.count("{i}") != 1 or "/" in template:
         raise ValueError(f"basename_template must hold '{{i}}' exactly once and no '/': {template!r}")
-    if max_rows_per_file < 0:
+    if _whole(max_rows_per_file, "max_rows_per_file") < 0:
         raise ValueError(f"max_rows_per_file must be 0 (no limit) or positive, not {max_rows_per_file}")
+    if _whole(max_partitions, "max_partitions") <= 0:
+        raise ValueError(f"max_partitions must be positive, not {max_partitions}")
     keys, hive = _partition_keys(partition_cols, partitioning, partitioning_flavor)
+    if not all(isinstance(key, str) for key in keys):
+        raise TypeError(f"partition columns are named by strings, not {keys!r}")
     if len(set(keys)) != len(keys):
         raise ValueError(f"partition_cols names a column twice: {keys}")
     if any("/" in k for k in keys):  # pyarrow would nest folders that no reader parses back
@@ -135,6 +141,13 @@ def write_to_dataset(table: Any, root_path: str | os.PathLike, partition_cols: S
                     file_visitor(WrittenFile(path, footer, fs.size(path)))
             written.append(path)
     return written
+
+
+def _whole(value: Any, name: str) -> int:
+    """An integer option (TypeError naming it for anything else, as pyarrow's)."""
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        raise TypeError(f"{name} must be an integer, not {value!r}")
+    return value.__index__()
 
 
 def _partition_keys(partition_cols: Sequence[str] | None, partitioning: Any, flavor: str | None

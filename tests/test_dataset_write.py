@@ -539,3 +539,28 @@ def test_every_partition_keeps_the_whole_dictionary(tmp_path):
             assert column.chunk(0).dictionary.to_pylist() == ["z", "b", "a", "q"]
     expected = pq.read_table(theirs).to_pandas()
     assert list(pq.read_table(ours).to_pandas()["c"].cat.categories) == list(expected["c"].cat.categories)
+
+
+@pytest.mark.parametrize(("option", "value", "error", "message"), [
+    ("max_partitions", 0, ValueError, "max_partitions must be positive"),
+    ("max_partitions", -1, ValueError, "max_partitions must be positive"),
+    ("max_partitions", "x", TypeError, "max_partitions must be an integer"),
+    ("max_rows_per_file", "x", TypeError, "max_rows_per_file must be an integer"),
+    ("max_rows_per_file", 1.5, TypeError, "max_rows_per_file must be an integer"),
+    ("max_rows_per_group", "x", TypeError, "max_rows_per_group must be an integer"),
+    ("basename_template", 5, TypeError, "basename_template must be a string"),
+    ("partition_cols", [5], TypeError, "partition columns are named by strings"),
+])
+def test_arguments_of_the_wrong_kind_are_named(tmp_path, option, value, error, message):
+    """Checked before any folder is made, naming the argument."""
+    options = {"partition_cols": ["k"], option: value}
+    with pytest.raises(error, match=message):
+        pc.write_to_dataset({"k": [1, 2], "v": [3, 4]}, tmp_path / "out", **options)
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("rows", [0, -1])
+def test_max_rows_per_group_below_one_is_no_limit(tmp_path, rows):
+    """As pyarrow's: only a positive max_rows_per_group splits row groups."""
+    written = pc.write_to_dataset({"v": list(range(10))}, tmp_path / "out", max_rows_per_group=rows)
+    assert [pc.ParquetFile(p).num_row_groups for p in written] == [1]
