@@ -57,8 +57,10 @@ class FileSource(ByteSource):
         self._owned = owned
         self.name = name
         try:
-            self.size = handle.seek(0, os.SEEK_END)
-        except (OSError, ValueError) as exc:
+            end = handle.seek(0, os.SEEK_END)
+            # seek returns the new position in io's protocol, None in some (mmap's, older APIs').
+            self.size = end if end is not None else handle.tell()
+        except (OSError, ValueError, AttributeError) as exc:
             raise ParquetError(f"cannot seek in {name}: {exc}") from None
         try:
             self._fd: int | None = handle.fileno()

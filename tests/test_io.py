@@ -79,3 +79,23 @@ def test_threads_reading_one_file_object_get_their_own_ranges():
     for thread in threads:
         thread.join()
     assert not wrong
+
+
+def test_a_file_object_whose_seek_returns_none(tmp_path):
+    data = bytes(range(100))
+
+    class OldStyle:
+        def __init__(self) -> None:
+            self._inner = io.BytesIO(data)
+
+        def seek(self, offset, whence=0):
+            self._inner.seek(offset, whence)  # returns None, as mmap's and some older file APIs do
+
+        def tell(self):
+            return self._inner.tell()
+
+        def read(self, n=-1):
+            return self._inner.read(n)
+
+    source = open_source(OldStyle())
+    assert source.size == 100 and bytes(source.read(90, 10)) == data[90:]
