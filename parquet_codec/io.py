@@ -6,6 +6,7 @@ so paths, in-memory buffers and file objects are served by the same code.
 
 from __future__ import annotations
 
+import mmap
 import os
 import threading
 from typing import Any, BinaryIO
@@ -40,8 +41,12 @@ class ByteSource:
 
 
 class BufferSource(ByteSource):
-    def __init__(self, data: bytes | bytearray | memoryview, name: str = "<buffer>") -> None:
-        self._view = memoryview(data).cast("B")
+    """Any object with the buffer protocol (bytes, mmap, pyarrow.Buffer, ...), read in place."""
+
+    def __init__(self, data: Any, name: str = "<buffer>") -> None:
+        view = memoryview(data)
+        # A strided view cannot be cast to bytes in place: its bytes are copied once.
+        self._view = view.cast("B") if view.c_contiguous else memoryview(view.tobytes())
         self.size = len(self._view)
         self.name = name
 
@@ -92,7 +97,7 @@ class FileSource(ByteSource):
 
 
 def open_source(source: Source | ByteSource, filesystem: Any = None) -> ByteSource:
-    """A path, a bytes-like object or a binary file object as a ByteSource;
+    """A path, a bytes-like object (an mmap, a pyarrow.Buffer) or a binary file object as a ByteSource;
     a path is opened with ``filesystem`` when given (a pyarrow filesystem's
     ``open_input_file``, or an fsspec-style ``open(path, "rb")``)."""
     if isinstance(source, ByteSource):
@@ -102,13 +107,15 @@ def open_source(source: Source | ByteSource, filesystem: Any = None) -> ByteSour
     if filesystem is not None and isinstance(source, (str, os.PathLike)):
         path = local_path(source, filesystem)
         return FileSource(Filesystem(filesystem).open_input(path), path, owned=True)
-    if isinstance(source, (bytes, bytearray, memoryview)):
+    if isinstance(source, (bytes, bytearray, memoryview, mmap.mmap)):
         return BufferSource(source)
     if isinstance(source, (str, os.PathLike)):
         path = local_path(source)
         return FileSource(open(path, "rb"), path, owned=True)  # noqa: SIM115 - closed by FileSource.close
     if hasattr(source, "read") and hasattr(source, "seek"):
         return FileSource(source, getattr(source, "name", "<file>"), owned=False)
+    if type(source).__module__.startswith("pyarrow") and hasattr(source, "to_pybytes"):
+        return BufferSource(source)  # a pyarrow.Buffer, as pyarrow.parquet reads one
     raise TypeError(f"cannot read Parquet from {type(source).__name__}")
 
 

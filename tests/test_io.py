@@ -81,6 +81,26 @@ def test_threads_reading_one_file_object_get_their_own_ranges():
     assert not wrong
 
 
+def test_buffers_of_every_kind_are_read_in_place(tmp_path):
+    """mmap (whose seek returns None) and pyarrow.Buffer, as pyarrow reads them; a
+    strided memoryview and one of another item format give the bytes they span."""
+    import mmap
+
+    import pyarrow as pa
+
+    data = bytes(range(256)) * 4
+    path = tmp_path / "f.bin"
+    path.write_bytes(data)
+    with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+        source = open_source(mapped)
+        assert source.size == len(data) and bytes(source.read(10, 20)) == data[10:30]
+        del source
+    assert bytes(open_source(pa.py_buffer(data)).read(1000, 24)) == data[1000:]
+    doubled = memoryview(bytes(b for b in data for _ in (0, 1)))[::2]
+    assert bytes(open_source(doubled).read(3, 5)) == data[3:8]
+    assert bytes(open_source(memoryview(data).cast("i")).read(0, 8)) == data[:8]
+
+
 def test_a_file_object_whose_seek_returns_none(tmp_path):
     data = bytes(range(100))
 
