@@ -9,6 +9,7 @@ from __future__ import annotations
 import mmap
 import os
 import threading
+from collections.abc import Callable
 from typing import Any, BinaryIO
 
 from parquet_codec.errors import CorruptFileError, ParquetError
@@ -80,16 +81,33 @@ class FileSource(ByteSource):
         if self._owned and self._handle.closed:
             raise ValueError(f"{self.name} is closed: open the file again to read it")
         if self._fd is not None and self._owned:
-            data = os.pread(self._fd, length, offset)
+            data = self._whole(lambda size, at: os.pread(self._fd, size, at), offset, length)
         else:
             with self._seek_lock:
                 self._handle.seek(offset)
-                data = self._handle.read(length)
+                data = self._whole(lambda size, at: self._handle.read(size), offset, length)
+        if len(data) != length:
+            raise CorruptFileError(f"short read: the file ends {len(data)} bytes into a read of {length} bytes "
+                                   f"(it is {self.size} bytes long when opened)", file_offset=offset)
+        return memoryview(data)
+
+    def _whole(self, read: Callable[[int, int], Any], offset: int, length: int) -> Any:
+        """``length`` bytes from ``offset`` by ``read(size, at)``, read again
+        while it returns fewer (raw files, pipes, sockets and network
+        filesystems may): only an empty read means the end of the file."""
+        data = read(length, offset)
         if not isinstance(data, (bytes, bytearray, memoryview)):
             raise TypeError(f"{self.name} gives {type(data).__name__}, not bytes: open it in binary mode ('rb')")
-        if len(data) != length:
-            raise CorruptFileError(f"short read: {len(data)} of {length} bytes", file_offset=offset)
-        return memoryview(data)
+        if len(data) >= length:
+            return data
+        parts, got = [data], len(data)
+        while got < length:
+            more = read(length - got, offset + got)
+            if not more:
+                break
+            parts.append(more)
+            got += len(more)
+        return b"".join(parts)
 
     def close(self) -> None:
         if self._owned:

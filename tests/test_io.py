@@ -119,3 +119,39 @@ def test_a_file_object_whose_seek_returns_none(tmp_path):
 
     source = open_source(OldStyle())
     assert source.size == 100 and bytes(source.read(90, 10)) == data[90:]
+
+
+def test_short_reads_are_continued():
+    """A file object may return fewer bytes than asked (raw I/O, sockets); only an empty read is the end."""
+    data = bytes(range(256)) * 40
+
+    class Trickle(io.RawIOBase):
+        def __init__(self) -> None:
+            self._inner = io.BytesIO(data)
+
+        def readable(self) -> bool:
+            return True
+
+        def seekable(self) -> bool:
+            return True
+
+        def seek(self, offset, whence=0):
+            return self._inner.seek(offset, whence)
+
+        def readinto(self, buffer) -> int:
+            chunk = self._inner.read(min(len(buffer), 7))
+            buffer[: len(chunk)] = chunk
+            return len(chunk)
+
+    source = open_source(Trickle())
+    assert bytes(source.read(100, 5000)) == data[100:5100]
+
+
+def test_a_file_that_shrank_after_opening(tmp_path):
+    path = tmp_path / "f.bin"
+    path.write_bytes(bytes(1000))
+    source = open_source(path)
+    path.write_bytes(bytes(300))
+    with pytest.raises(CorruptFileError, match="ends 100 bytes into a read of 500 bytes"):
+        source.read(200, 500)
+    source.close()
