@@ -62,6 +62,8 @@ class FileSource(ByteSource):
         self._handle = handle
         self._owned = owned
         self.name = name
+        if getattr(handle, "closed", False) is True:  # the caller's mistake, as Python's own I/O calls it
+            raise ValueError(f"{name} is closed: open the file again to read it")
         try:
             end = handle.seek(0, os.SEEK_END)
             # seek returns the new position in io's protocol, None in some (mmap's, older APIs').

@@ -155,3 +155,16 @@ def test_a_file_that_shrank_after_opening(tmp_path):
     with pytest.raises(CorruptFileError, match="ends 100 bytes into a read of 500 bytes"):
         source.read(200, 500)
     source.close()
+
+
+def test_a_file_object_closed_before_reading(tmp_path):
+    """A ValueError saying so, as pyarrow and Python's I/O give, not a ParquetError about seeking."""
+    import parquet_codec as pc
+
+    path = tmp_path / "f.parquet"
+    pc.write_table({"a": [1]}, path)
+    handle = open(path, "rb")  # noqa: SIM115
+    handle.close()
+    with pytest.raises(ValueError, match="is closed") as caught:
+        pc.read_table(handle)
+    assert not isinstance(caught.value, pc.ParquetError)
