@@ -133,10 +133,23 @@ def open_source(source: Source | ByteSource, filesystem: Any = None) -> ByteSour
         path = local_path(source)
         return FileSource(open(path, "rb"), path, owned=True)  # noqa: SIM115 - closed by FileSource.close
     if hasattr(source, "read") and hasattr(source, "seek"):
-        return FileSource(source, getattr(source, "name", "<file>"), owned=False)
+        return FileSource(source, _name_of(source), owned=False)
     if type(source).__module__.startswith("pyarrow") and hasattr(source, "to_pybytes"):
         return BufferSource(source)  # a pyarrow.Buffer, as pyarrow.parquet reads one
     raise TypeError(f"cannot read Parquet from {type(source).__name__}")
+
+
+def _name_of(handle: Any) -> str:
+    """How messages name a caller's file object: its path, or what it is
+    (a pipe or socket opened from a descriptor has the descriptor as its name)."""
+    name = getattr(handle, "name", None)
+    if isinstance(name, bytes):
+        name = os.fsdecode(name)
+    if isinstance(name, str):
+        return name
+    if isinstance(name, int):
+        return f"<file descriptor {name}>"
+    return f"<{type(handle).__name__}>"
 
 
 __all__ = ["ByteSource", "BufferSource", "FileSource", "Source", "open_source"]

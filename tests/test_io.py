@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import threading
 import time
 
@@ -168,3 +169,13 @@ def test_a_file_object_closed_before_reading(tmp_path):
     with pytest.raises(ValueError, match="is closed") as caught:
         pc.read_table(handle)
     assert not isinstance(caught.value, pc.ParquetError)
+
+
+def test_a_pipe_is_named_as_a_descriptor():
+    """A stream that cannot seek is refused, naming it as a descriptor rather than a bare number."""
+    from parquet_codec.errors import ParquetError
+
+    read_end, write_end = os.pipe()
+    with open(read_end, "rb") as stream, open(write_end, "wb"), \
+            pytest.raises(ParquetError, match=rf"cannot seek in <file descriptor {read_end}>"):
+        open_source(stream)
