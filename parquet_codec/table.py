@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import weakref
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -115,29 +115,31 @@ def _is_dictionary(typ: Any) -> bool:
     return pa.types.is_dictionary(typ)
 
 
-def array_to_pylist(field: Field, array: Array, origin: ArrowField | None = None, int96_unit: str | None = None
-                    ) -> list:
+def array_to_pylist(field: Field, array: Array, origin: ArrowField | None = None, int96_unit: str | None = None,
+                    *, leaf: Callable[..., list] = leaf_to_pylist) -> list:
     """Python values of ``array`` (shaped as ``field``), as pyarrow's to_pylist gives
     them; ``origin``: the Arrow field stored for it (its durations and time zones);
-    ``int96_unit``: the unit INT96 timestamps are coerced to (arrow_read.py)."""
+    ``int96_unit``: the unit INT96 timestamps are coerced to (arrow_read.py);
+    ``leaf``: what turns a leaf's values into Python values (leaf_to_pylist's
+    arguments), for callers that show some values otherwise."""
     if field.kind == PRIMITIVE:
-        return leaf_to_pylist(array, _info(field), origin, int96_unit)
+        return leaf(array, _info(field), origin, int96_unit)
     valid = array.is_valid().tolist()
     origins = child_origins(field, origin)
     if field.kind == STRUCT:
         names = [child.name for child in field.children]
-        columns = [array_to_pylist(child, array.children[child.name], o, int96_unit)
+        columns = [array_to_pylist(child, array.children[child.name], o, int96_unit, leaf=leaf)
                    for child, o in zip(field.children, origins, strict=True)]
         return [dict(zip(names, values, strict=True)) if ok else None
                 for ok, *values in zip(valid, *columns, strict=True)]
     offsets = array.offsets.tolist()
     if field.kind == LIST:
-        items = array_to_pylist(field.element, array.values, origins[0], int96_unit)
+        items = array_to_pylist(field.element, array.values, origins[0], int96_unit, leaf=leaf)
         return [items[offsets[i] : offsets[i + 1]] if valid[i] else None for i in range(len(array))]
-    keys = array_to_pylist(field.key, array.keys, origins[0], int96_unit)
+    keys = array_to_pylist(field.key, array.keys, origins[0], int96_unit, leaf=leaf)
     if array.items is None:  # a map without values reads as a list of its keys
         return [keys[offsets[i] : offsets[i + 1]] if valid[i] else None for i in range(len(array))]
-    items = array_to_pylist(field.value, array.items, origins[1], int96_unit)
+    items = array_to_pylist(field.value, array.items, origins[1], int96_unit, leaf=leaf)
     pairs = list(zip(keys, items, strict=True))
     return [pairs[offsets[i] : offsets[i + 1]] if valid[i] else None for i in range(len(array))]
 

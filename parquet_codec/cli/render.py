@@ -14,8 +14,13 @@ from typing import Any, TextIO
 
 import numpy as np
 
+from parquet_codec.arrays import PrimitiveArray
+from parquet_codec.arrow_origin import leaf_to_pylist
+from parquet_codec.errors import UnsupportedError
 from parquet_codec.format.ttypes import CompressionCodec, Encoding, PageType, Type
 from parquet_codec.statistics import bound_value
+from parquet_codec.table import Column, array_to_pylist
+from parquet_codec.temporal import UNITS_PER_SECOND, apply_nulls, int96_micros
 from parquet_codec.types import LogicalInfo
 
 MAX_CELL = 40
@@ -66,6 +71,50 @@ def jsonable(value: Any) -> Any:
     if isinstance(value, np.generic):
         return jsonable(value.item())
     return str(value)
+
+
+def column_values(column: Column) -> list:
+    """A column's values as ``to_pylist`` gives them, except that dates and
+    timestamps Python's datetime cannot hold (years outside 1..9999,
+    nanoseconds without pandas) are ISO 8601 text, so that one such value
+    does not keep a whole file from being shown."""
+    try:
+        return column.to_pylist()
+    except UnsupportedError:
+        return array_to_pylist(column.field, column.array, column.origin, column.options.int96_unit,
+                               leaf=_leaf_values)
+
+
+def _leaf_values(array: Any, info: LogicalInfo, origin: Any, int96_unit: str | None) -> list:
+    try:
+        return leaf_to_pylist(array, info, origin, int96_unit)
+    except UnsupportedError:
+        if not isinstance(array, PrimitiveArray) or info.kind not in ("timestamp", "int96", "date"):
+            raise
+    return apply_nulls(temporal_text(array.values, info).tolist(), array.validity)
+
+
+def temporal_text(values: np.ndarray, info: LogicalInfo) -> np.ndarray:
+    """DATE, TIMESTAMP or INT96 values as ISO 8601 strings over numpy's whole
+    range (negative and five-digit years), to the nanosecond, "+00:00" when
+    adjusted to UTC; the digits of a fraction as ``isoformat`` gives them."""
+    values = np.asarray(values)
+    if info.kind == "date":
+        return np.datetime_as_string(values.astype(np.int64).astype("datetime64[D]"))
+    if info.kind == "int96":
+        micros, sub = int96_micros(values)
+        seconds, rest = np.divmod(micros, 10**6)
+        extra, nanos = np.divmod(rest * 1000 + sub, 10**9)
+        seconds = seconds + extra
+    else:
+        per = UNITS_PER_SECOND[info.unit]
+        seconds, rest = np.divmod(values.astype(np.int64), per)
+        nanos = rest * (10**9 // per)
+    text = np.datetime_as_string(seconds.astype("datetime64[s]"))
+    micro = np.char.add(".", np.char.zfill((nanos // 1000).astype(str), 6))
+    nano = np.char.add(".", np.char.zfill(nanos.astype(str), 9))
+    text = np.char.add(text, np.where(nanos == 0, "", np.where(nanos % 1000 == 0, micro, nano)))
+    return np.char.add(text, "+00:00") if info.kind == "timestamp" and info.utc else text
 
 
 def to_json(value: Any) -> str:
@@ -156,6 +205,7 @@ def print_records(out: TextIO, records: list[dict[str, Any]], as_json: bool, *, 
 
 
 __all__ = [
-    "MAX_CELL", "clip", "codec_name", "encoding_name", "jsonable", "page_type_name", "print_records",
-    "print_table", "show_bound", "show_size", "table_lines", "text_cell", "to_json", "type_name",
+    "MAX_CELL", "clip", "codec_name", "column_values", "encoding_name", "jsonable", "page_type_name", "print_records",
+    "print_table", "show_bound", "show_size", "table_lines", "temporal_text", "text_cell", "to_json",
+    "type_name",
 ]

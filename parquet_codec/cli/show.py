@@ -10,7 +10,7 @@ from typing import Any, TextIO
 
 from parquet_codec.cli.common import UsageError, open_file, split_names
 from parquet_codec.cli.progress import Progress
-from parquet_codec.cli.render import MAX_CELL, clip, jsonable, text_cell, to_json
+from parquet_codec.cli.render import MAX_CELL, clip, column_values, jsonable, text_cell, to_json
 from parquet_codec.reader import ParquetFile
 from parquet_codec.table import Table
 
@@ -87,7 +87,9 @@ class _Writer:
 
 class _JsonWriter(_Writer):
     def write(self, batch: Table) -> None:
-        self.out.write("".join(to_json(row) + "\n" for row in batch.to_pylist()))
+        names = batch.column_names
+        rows = zip(*[column_values(c) for c in batch.columns], strict=True) if names else [()] * batch.num_rows
+        self.out.write("".join(to_json(dict(zip(names, row, strict=True))) + "\n" for row in rows))
 
 
 class _CsvWriter(_Writer):
@@ -100,7 +102,7 @@ class _CsvWriter(_Writer):
         if not self.header_done:
             self.csv.writerow(batch.column_names)
             self.header_done = True
-        columns = [c.to_pylist() for c in batch.columns]
+        columns = [column_values(c) for c in batch.columns]
         self.csv.writerows([_csv_cell(v) for v in row] for row in zip(*columns, strict=True))
 
     def finish(self) -> None:
@@ -121,7 +123,7 @@ class _TableWriter(_Writer):
 
     def write(self, batch: Table) -> None:
         names = batch.column_names
-        columns = [[clip(text_cell(v), self.max_width) for v in c.to_pylist()] for c in batch.columns]
+        columns = [[clip(text_cell(v), self.max_width) for v in column_values(c)] for c in batch.columns]
         rows = list(zip(*columns, strict=True)) if columns else [()] * batch.num_rows
         widths = [max([len(n)] + [len(cell) for cell in col]) for n, col in zip(names, columns, strict=True)]
         if self.widths is None:

@@ -87,3 +87,37 @@ def test_cat_of_many_row_groups_limit_and_empty_output(tmp_path):
     assert rows[7]["tags"] == table.to_pylist()[7]["tags"]
     empty = run("head", path, "-n", "0", "--csv", "--columns", "id,name")
     assert empty.code == 0 and empty.out == "id,name\n"
+
+
+def test_dates_and_timestamps_beyond_datetime_show_as_iso_text(tmp_path):
+    import pyarrow as pa
+
+    path = tmp_path / "far.parquet"
+    far = 1608822900000000000  # microseconds: the year 52951
+    pq.write_table(pa.table({
+        "ts": pa.array([0, far, None], pa.timestamp("us", "UTC")),
+        "st": pa.array([{"t": pa.scalar(-far, pa.timestamp("us"))}] * 3, pa.struct([("t", pa.timestamp("us"))])),
+        "day": pa.array([0, 3_000_000, -1_000_000], pa.date32()),
+    }), path)
+    result = run("head", path, "--json")
+    assert result.code == 0, result.err
+    rows = result.json_lines()
+    assert [r["ts"] for r in rows] == ["1970-01-01T00:00:00+00:00", "52951-07-27T10:00:00+00:00", None]
+    assert rows[0]["st"] == {"t": "-49012-06-06T14:00:00"}
+    assert [r["day"] for r in rows] == ["1970-01-01", "10183-09-21", "-768-02-04"]
+    for fmt in ((), ("--csv",)):
+        shown = run("head", path, *fmt)
+        assert shown.code == 0 and "52951-07-27T10:00:00" in shown.out, shown.err
+
+
+def test_int96_nanoseconds_beyond_64_bits_show_exactly(tmp_path):
+    import numpy as np
+
+    from parquet_codec.cli.render import temporal_text
+    from parquet_codec.types import LogicalInfo
+
+    # 2262-04-12 and later overflow 64-bit nanoseconds; 7 ns past a second stays exact
+    nanos = np.array([(23 * 3600 + 1) * 10**9 + 7], "<i8").view(np.uint8)
+    day = np.array([2_550_000], "<i4").view(np.uint8)
+    values = np.concatenate([nanos, day]).reshape(1, 12)
+    assert temporal_text(values, LogicalInfo("int96", 3)).tolist() == ["2269-07-24T23:00:01.000000007"]
