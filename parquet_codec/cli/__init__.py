@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import NoReturn
 
 from parquet_codec._version import __version__
-from parquet_codec.cli.common import add_decryption_options
+from parquet_codec.cli.common import add_decryption_options, non_negative_int
 from parquet_codec.errors import ParquetError
 
 PROG = "parquet-codec"
@@ -96,12 +96,12 @@ def _show_commands(commands: argparse._SubParsersAction) -> None:
 
     p = _add(commands, "head", "the first rows", _command("show", "run_head"))
     p.add_argument("file")
-    p.add_argument("-n", type=int, default=10, metavar="N", help="how many rows (default 10)")
+    p.add_argument("-n", type=non_negative_int, default=10, metavar="N", help="how many rows (default 10)")
     add_show_options(p)
 
     p = _add(commands, "cat", "every row", _command("show", "run_cat"), progress=True)
     p.add_argument("file")
-    p.add_argument("--limit", type=int, metavar="N", help="stop after N rows")
+    p.add_argument("--limit", type=non_negative_int, metavar="N", help="stop after N rows")
     add_show_options(p)
 
 

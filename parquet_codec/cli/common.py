@@ -30,6 +30,17 @@ class UsageError(ParquetError):
     """A command line that cannot be carried out (bad option value, no such column)."""
 
 
+def non_negative_int(text: str) -> int:
+    """An argparse type: a count of 0 or more (rows, characters)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must not be negative, got {value}")
+    return value
+
+
 # ---------------------------------------------------------------- decryption options
 
 
@@ -245,5 +256,5 @@ def source_of(path: str) -> contextlib.closing[ByteSource]:
 
 __all__ = [
     "Chunk", "UsageError", "add_decryption_options", "chunk_of", "chunk_padding", "decryption_for", "expand_paths", "iter_chunks",
-    "one_leaf", "open_file", "parse_key", "select_leaves", "source_of", "split_names",
+    "non_negative_int", "one_leaf", "open_file", "parse_key", "select_leaves", "source_of", "split_names",
 ]

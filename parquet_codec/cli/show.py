@@ -8,7 +8,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any, TextIO
 
-from parquet_codec.cli.common import UsageError, open_file, split_names
+from parquet_codec.cli.common import non_negative_int, open_file, split_names
 from parquet_codec.cli.progress import Progress
 from parquet_codec.cli.render import MAX_CELL, clip, column_values, jsonable, text_cell, to_json
 from parquet_codec.reader import ParquetFile
@@ -22,13 +22,11 @@ def add_show_options(parser: argparse.ArgumentParser) -> None:
     fmt.add_argument("--json", action="store_true", help="one JSON object per row (bytes as base64)")
     fmt.add_argument("--csv", action="store_true", help="CSV with a header row (nested values as JSON)")
     parser.add_argument("--columns", action="append", metavar="A,B", help="only these columns (repeatable)")
-    parser.add_argument("--max-width", type=int, default=MAX_CELL, metavar="N",
+    parser.add_argument("--max-width", type=non_negative_int, default=MAX_CELL, metavar="N",
                         help=f"widest table cell before it is cut (default {MAX_CELL}; 0: never cut)")
 
 
 def run_head(args: argparse.Namespace) -> int:
-    if args.n < 0:
-        raise UsageError(f"-n must not be negative, got {args.n}")
     with open_file(args, args.file) as pf:
         _show(args, pf, limit=args.n, progress=False)
     return 0

@@ -109,3 +109,12 @@ def test_commands_read_under_a_memory_limit():
     assert limit is not None and 0 < limit < os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     with common.open_file(argparse.Namespace(), SPARK_FILE) as pf:
         assert pf.memory_limit == limit
+
+
+@pytest.mark.parametrize("args", [("head", "-n", "-1"), ("cat", "--limit", "-2"), ("head", "--max-width", "-3"),
+                                  ("cat", "--limit", "lots")])
+def test_negative_or_non_numeric_counts_are_usage_errors(args):
+    result = run(args[0], SPARK_FILE, *args[1:])
+    assert result.code == 2 and result.out == ""
+    assert len(result.err.splitlines()) == 1 and args[1] in result.err, result.err
+    assert "internal error" not in result.err and "Traceback" not in result.err
