@@ -101,7 +101,11 @@ def writer_options(args: argparse.Namespace, pf: ParquetFile) -> dict[str, Any]:
         if isinstance(options["column_encoding"], str):
             raise UsageError("--encoding takes COL=ENCODING")
     if args.no_dictionary:
-        options["use_dictionary"] = False if "*" in args.no_dictionary else {c: False for c in args.no_dictionary}
+        if "*" in args.no_dictionary:
+            options["use_dictionary"] = False
+        else:
+            _check_names(args.no_dictionary, "--no-dictionary", pf)
+            options["use_dictionary"] = {c: False for c in args.no_dictionary}
     if args.data_page_version:
         options["data_page_version"] = args.data_page_version
     if args.data_page_size:
@@ -140,16 +144,21 @@ def _per_column(values: list[str], flag: str, default: Any, pf: ParquetFile) -> 
     if not by_column:
         return overall
     leaves = pf.schema.leaves
-    named = {leaf.dotted_path for leaf in leaves} | {leaf.path[0] for leaf in leaves}
-    unknown = sorted(set(by_column) - named)
-    if unknown:
-        raise UsageError(f"{flag} names columns not in the file: {unknown}")
+    _check_names(by_column, flag, pf)
     out = {}
     for leaf in leaves:
         setting = by_column.get(leaf.dotted_path, by_column.get(leaf.path[0], overall))
         if setting is not None:
             out[leaf.dotted_path] = setting
     return out
+
+
+def _check_names(names: Any, flag: str, pf: ParquetFile) -> None:
+    """UsageError unless each name is a top-level column or a dotted leaf path."""
+    leaves = pf.schema.leaves
+    unknown = sorted(set(names) - {leaf.dotted_path for leaf in leaves} - {leaf.path[0] for leaf in leaves})
+    if unknown:
+        raise UsageError(f"{flag} names columns not in the file: {unknown}")
 
 
 __all__ = ["add_rewrite_options", "run_rewrite", "writer_options"]

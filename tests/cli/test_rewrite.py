@@ -92,3 +92,12 @@ def test_rewrite_errors_leave_no_output(tmp_path):
     unknown = run("rewrite", source, out, "--compression", "nope=zstd")
     assert unknown.code == 1 and "names columns not in the file" in unknown.err
     assert not out.exists() and sorted(p.name for p in tmp_path.iterdir()) == ["in.parquet"]
+
+
+def test_rewrite_refuses_a_no_dictionary_column_not_in_the_file(tmp_path):
+    source, out = tmp_path / "in.parquet", tmp_path / "out.parquet"
+    write_sample(source)
+    result = run("rewrite", source, out, "--no-dictionary", "nmae")
+    assert result.code == 1 and "--no-dictionary" in result.err and "'nmae'" in result.err, result.err
+    assert not out.exists()
+    assert run("rewrite", source, out, "--no-dictionary", "name", "--no-dictionary", "tags.list.element").code == 0
