@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from parquet_codec.arrays import Array, take_range
+from parquet_codec.arrow_schema import ARROW_SCHEMA_KEY, schema_from_metadata
 from parquet_codec.cli.common import (
     Chunk,
     chunk_of,
@@ -33,7 +34,7 @@ from parquet_codec.cli.inspect import header_size, stat_bounds
 from parquet_codec.cli.progress import Progress
 from parquet_codec.cli.render import show_bound
 from parquet_codec.column import read_column_chunk
-from parquet_codec.errors import ParquetError, UnsupportedError
+from parquet_codec.errors import MetadataError, ParquetError, UnsupportedError
 from parquet_codec.format.ttypes import PageType
 from parquet_codec.io import ByteSource
 from parquet_codec.levels import LeafData
@@ -141,6 +142,7 @@ class FileCheck:
         if meta.encryption_algorithm is not None and not keys:
             self.find("footer", "file is encrypted: its footer signature and encrypted columns are not checked "
                                 "without keys")
+        self._check_schemas(pf)
         total = 0
         for index in range(meta.num_row_groups):
             try:
@@ -149,6 +151,20 @@ class FileCheck:
                 self.find(_error_where(exc, row_group=index), exc.message)
         if total != meta.num_rows:
             self.find("footer", f"row groups hold {total} rows, the footer declares {meta.num_rows}")
+
+    def _check_schemas(self, pf: ParquetFile) -> None:
+        """The Arrow and Spark schemas the footer's key-value metadata stores must
+        decode: pyarrow refuses a file whose ARROW:schema does not."""
+        stored = pf.metadata.key_value_metadata.get(ARROW_SCHEMA_KEY)
+        if stored is not None:
+            try:
+                schema_from_metadata(stored)
+            except MetadataError as exc:
+                self.find("footer", exc.message)
+        try:
+            pf.spark_schema  # noqa: B018 - parsed for its errors
+        except ParquetError as exc:
+            self.find("footer", exc.message)
 
     def _check_row_group(self, pf: ParquetFile, source: ByteSource, index: int) -> int:
         group = pf.metadata.row_group(index)

@@ -208,3 +208,21 @@ def test_checks_that_do_not_fit_in_memory_are_a_finding(tmp_path, monkeypatch, c
     out = capsys.readouterr().out
     assert "row group 0, column 'id': cannot check the values: the column chunk does not fit in memory" in out
     assert "internal error" not in out
+
+
+@pytest.mark.parametrize(("key", "value", "message"), [
+    ("ARROW:schema", "not base64!", "ARROW:schema metadata value is not valid base64"),
+    ("ARROW:schema", "/////w==", "ARROW:schema"),
+    ("org.apache.spark.sql.parquet.row.metadata", '{"type": "struct", "fields": [{"name": 1}]}',
+     "org.apache.spark.sql.parquet.row.metadata"),
+])
+def test_verify_reports_schemas_in_the_footer_that_do_not_decode(tmp_path, key, value, message):
+    from parquet_codec.format.ttypes import KeyValue
+
+    path = tmp_path / "kv.parquet"
+    write_sample(path)
+    assert run("verify", path).code == 0
+    rewrite_footer(path, lambda meta: setattr(meta, "key_value_metadata", [KeyValue(key, value)]))
+    result = run("verify", "-q", path)
+    assert result.code == 1, result.out
+    assert result.out.startswith(f"{path}: footer: ") and message in result.out, result.out
