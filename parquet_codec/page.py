@@ -147,8 +147,14 @@ def _bytes_owner(chunk: memoryview) -> tuple[bytes, int] | None:
 def _page_at(chunk: memoryview, pos: int, chunk_offset: int, ordinal: int, parse: _HeaderParser
              ) -> tuple[RawPage, int]:
     """The page whose header starts at ``pos``, and the position after its body."""
-    header, used = parse(pos, ordinal)
     offset = chunk_offset + pos
+    try:
+        header, used = parse(pos, ordinal)
+    except ParquetError as exc:
+        # the parser saw the run's bytes only: its offset is within them, not the file's
+        exc.context["file_offset"] = offset
+        exc.add_context(page=ordinal)
+        raise
     _check_header(header, ordinal, offset)
     body_start = pos + used
     body_end = body_start + header.compressed_page_size

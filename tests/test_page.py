@@ -135,3 +135,14 @@ def test_plain_strings_leave_a_callers_buffer_alone(version, codec, monkeypatch)
         assert pc.read_table(buffer).column("s").to_pylist() == values
     assert buffer == before
     assert len(stripped) >= 4
+
+
+def test_a_header_that_does_not_parse_is_located_in_the_file():
+    data = bytearray(_file(compression="none"))
+    start, length, n = _chunk(bytes(data))
+    second = list(page.iter_pages(memoryview(bytes(data))[start : start + length], start, n))[1]
+    data[second.offset] = 0xFF  # a field header of an unknown compact-protocol type
+    for run in (memoryview(bytes(data[start : start + length])), memoryview(bytearray(data[start : start + length]))):
+        with pytest.raises(ParquetError) as info:
+            list(page.iter_pages(run, start, n))
+        assert info.value.context["file_offset"] == second.offset and info.value.context["page"] == 1
