@@ -15,11 +15,22 @@ from parquet_codec.reader import ParquetFile
 from parquet_codec.table import Table
 
 _BATCH = 1024
+_FORMATS = (
+    "JSON values: null for nulls; bytes (binary, fixed-size binary) as base64; decimals and UUIDs as strings; "
+    "dates, times and timestamps in ISO 8601 (timestamps adjusted to UTC end in +00:00; years outside 1..9999 "
+    "are written out, as -44-03-15 or 12000-01-01); durations as Python prints them (1 day, 2:03:04.500000); "
+    'NaN and infinities as the strings "NaN", "Infinity" and "-Infinity"; structs as objects; lists as arrays; maps as '
+    'arrays of {"key": ..., "value": ...} (keys need not be strings). CSV cells: as in JSON, except an empty cell '
+    "for null (and for an empty string), True/False, nan/inf/-inf, nested values as JSON text, and a space "
+    "between date and time (within years 1..9999). The table: as CSV, bytes as Python literals (b'...'), "
+    "newlines and tabs as \\n and \\t."
+)
 
 
 def add_show_options(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = _FORMATS
     fmt = parser.add_mutually_exclusive_group()
-    fmt.add_argument("--json", action="store_true", help="one JSON object per row (bytes as base64)")
+    fmt.add_argument("--json", action="store_true", help="one JSON object per row (values as described below)")
     fmt.add_argument("--csv", action="store_true", help="CSV with a header row (nested values as JSON)")
     parser.add_argument("--columns", action="append", metavar="A,B", help="only these columns (repeatable)")
     parser.add_argument("--max-width", type=non_negative_int, default=MAX_CELL, metavar="N",

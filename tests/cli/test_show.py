@@ -121,3 +121,11 @@ def test_int96_nanoseconds_beyond_64_bits_show_exactly(tmp_path):
     day = np.array([2_550_000], "<i4").view(np.uint8)
     values = np.concatenate([nanos, day]).reshape(1, 12)
     assert temporal_text(values, LogicalInfo("int96", 3)).tolist() == ["2269-07-24T23:00:01.000000007"]
+
+
+def test_help_documents_the_json_and_csv_conventions():
+    for command in ("head", "cat"):
+        text = " ".join(run(command, "--help").out.split())
+        for convention in ("base64", "decimals and UUIDs as strings", "ISO 8601", '"NaN", "Infinity" and "-Infinity"',
+                           '{"key": ..., "value": ...}', "empty cell for null", "durations"):
+            assert convention in text, (command, convention)
