@@ -8,6 +8,7 @@ import datetime
 import decimal
 import json
 import math
+import unicodedata
 import uuid
 from collections.abc import Iterable, Sequence
 from typing import Any, TextIO
@@ -139,8 +140,35 @@ def text_cell(value: Any) -> str:
 
 
 def clip(text: str, width: int = MAX_CELL) -> str:
-    text = text.replace("\n", "\\n").replace("\t", "\\t")
-    return text if len(text) <= width else text[: width - 1] + "…"
+    """One line of at most ``width`` terminal columns (line breaks and tabs escaped)."""
+    text = text.replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
+    if text_width(text) <= width:
+        return text
+    kept, used = [], 0
+    for char in text:
+        used += _char_width(char)
+        if used > width - 1:
+            break
+        kept.append(char)
+    return "".join(kept) + "…"
+
+
+def text_width(text: str) -> int:
+    """The terminal columns ``text`` takes: two for East Asian wide and
+    full-width characters, none for combining marks."""
+    return len(text) if text.isascii() else sum(map(_char_width, text))
+
+
+def _char_width(char: str) -> int:
+    if unicodedata.combining(char):
+        return 0
+    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+
+
+def pad(text: str, width: int, right: bool = False) -> str:
+    """``text`` filled with spaces to ``width`` terminal columns."""
+    fill = " " * max(0, width - text_width(text))
+    return fill + text if right else text + fill
 
 
 # ---------------------------------------------------------------- statistics bounds
@@ -172,13 +200,13 @@ def show_size(n: int | None) -> str:
 def table_lines(headers: Sequence[str], rows: Iterable[Sequence[str]], *, right: Sequence[str] = ()) -> list[str]:
     """An aligned text table; columns named in ``right`` align right (numbers)."""
     rows = [list(map(str, r)) for r in rows]
-    widths = [len(h) for h in headers]
+    widths = [text_width(h) for h in headers]
     for row in rows:
-        widths = [max(w, len(cell)) for w, cell in zip(widths, row, strict=True)]
+        widths = [max(w, text_width(cell)) for w, cell in zip(widths, row, strict=True)]
     aligned = [h in right for h in headers]
 
     def line(cells: Sequence[str]) -> str:
-        parts = [c.rjust(w) if r else c.ljust(w) for c, w, r in zip(cells, widths, aligned, strict=True)]
+        parts = [pad(c, w, r) for c, w, r in zip(cells, widths, aligned, strict=True)]
         return "  ".join(parts).rstrip()
 
     return [line(headers), line(["-" * w for w in widths])] + [line(r) for r in rows]
@@ -205,7 +233,7 @@ def print_records(out: TextIO, records: list[dict[str, Any]], as_json: bool, *, 
 
 
 __all__ = [
-    "MAX_CELL", "clip", "codec_name", "column_values", "encoding_name", "jsonable", "page_type_name", "print_records",
-    "print_table", "show_bound", "show_size", "table_lines", "temporal_text", "text_cell", "to_json",
+    "MAX_CELL", "clip", "codec_name", "column_values", "encoding_name", "jsonable", "pad", "page_type_name", "print_records",
+    "print_table", "show_bound", "show_size", "table_lines", "temporal_text", "text_cell", "text_width", "to_json",
     "type_name",
 ]

@@ -10,7 +10,16 @@ from typing import Any, TextIO
 
 from parquet_codec.cli.common import non_negative_int, open_file, split_names
 from parquet_codec.cli.progress import Progress
-from parquet_codec.cli.render import MAX_CELL, clip, column_values, jsonable, text_cell, to_json
+from parquet_codec.cli.render import (
+    MAX_CELL,
+    clip,
+    column_values,
+    jsonable,
+    pad,
+    text_cell,
+    text_width,
+    to_json,
+)
 from parquet_codec.reader import ParquetFile
 from parquet_codec.table import Table
 
@@ -134,7 +143,7 @@ class _TableWriter(_Writer):
         names = batch.column_names
         columns = [[clip(text_cell(v), self.max_width) for v in column_values(c)] for c in batch.columns]
         rows = list(zip(*columns, strict=True)) if columns else [()] * batch.num_rows
-        widths = [max([len(n)] + [len(cell) for cell in col]) for n, col in zip(names, columns, strict=True)]
+        widths = [max([text_width(n)] + [text_width(cell) for cell in col]) for n, col in zip(names, columns, strict=True)]
         if self.widths is None:
             self.widths = widths
             self._line(names)
@@ -145,14 +154,14 @@ class _TableWriter(_Writer):
         self.rows += batch.num_rows
 
     def _format(self, cells: Any) -> str:
-        return "  ".join(cell.ljust(w) for cell, w in zip(cells, self.widths, strict=True)).rstrip()
+        return "  ".join(pad(cell, w) for cell, w in zip(cells, self.widths, strict=True)).rstrip()
 
     def _line(self, cells: Any) -> None:
         self.out.write(self._format(cells) + "\n")
 
     def finish(self) -> None:
         if self.widths is None:
-            self.widths = [len(n) for n in self.names]
+            self.widths = [text_width(n) for n in self.names]
             self._line(self.names)
             self._line(["-" * w for w in self.widths])
 

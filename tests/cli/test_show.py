@@ -129,3 +129,25 @@ def test_help_documents_the_json_and_csv_conventions():
         for convention in ("base64", "decimals and UUIDs as strings", "ISO 8601", '"NaN", "Infinity" and "-Infinity"',
                            '{"key": ..., "value": ...}', "empty cell for null", "durations"):
             assert convention in text, (command, convention)
+
+
+def test_table_columns_line_up_on_screen_with_wide_and_combining_characters(tmp_path):
+    import unicodedata
+
+    import pyarrow as pa
+
+    def columns_before(line: str, index: int) -> int:
+        return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1
+                   for c in line[:index])
+
+    path = tmp_path / "wide.parquet"
+    pq.write_table(pa.table({"名前": ["漢字漢字", "a", "ｆｕｌｌ", "e\u0301e\u0301"], "n": [1, 22, 333, 4444],
+                             "x": ["line\nbreak", "a\tb", "c\rd", "z"]}), path)
+    for extra in ((), ("--max-width", "3")):
+        result = run("head", path, *extra)
+        assert result.code == 0, result.err
+        lines = result.out.splitlines()
+        assert len(lines) == 6
+        starts = {columns_before(line, line.index("x" if i == 0 else line.split()[-1])) for i, line in
+                  enumerate(lines) if i != 1}
+        assert len(starts) == 1, result.out
