@@ -193,11 +193,25 @@ def _print_meta(out: Any, info: dict[str, Any], full: bool) -> None:
     for key, value in (kv or {}).items():
         out.write(f"  {key}: {clip(str(value), width)}\n")
     for group in info["row_group_details"]:
-        ratio = group["uncompressed"] / group["compressed"] if group["compressed"] else 0
-        out.write(f"\nrow group {group['index']}: {group['rows']} rows, {show_size(group['compressed'])} compressed, "
-                  f"{show_size(group['uncompressed'])} uncompressed (x{ratio:.2f}), offset {group['offset']}\n")
+        out.write(f"\nrow group {group['index']}: {_group_sizes(group)}\n")
         print_records(out, [_chunk_row(c) for c in group["columns"]], False,
                       right=("values", "nulls", "compressed", "uncompressed", "ratio"), indent="  ")
+
+
+def _group_sizes(group: dict[str, Any]) -> str:
+    """Rows, sizes and offset of a row group; the optional ones (older writers
+    leave total_compressed_size and file_offset out) only when present."""
+    parts = [f"{group['rows']} rows"]
+    compressed, uncompressed = group["compressed"], group["uncompressed"]
+    if compressed is not None:
+        parts.append(f"{show_size(compressed)} compressed")
+    text = f"{show_size(uncompressed)} uncompressed"
+    if compressed and uncompressed is not None:
+        text += f" (x{uncompressed / compressed:.2f})"
+    parts.append(text)
+    if group["offset"] is not None:
+        parts.append(f"offset {group['offset']}")
+    return ", ".join(parts)
 
 
 def _chunk_row(c: dict[str, Any]) -> dict[str, Any]:

@@ -215,3 +215,21 @@ def test_schema_prints_the_stored_arrow_schema(tmp_path):
     assert result.code == 0, result.err
     arrow = result.out.split("\nArrow schema (ARROW:schema):\n")[1].splitlines()
     assert arrow == ["  " + str(field).removeprefix("pyarrow.Field<").removesuffix(">") for field in table.schema]
+
+
+def test_meta_leaves_out_row_group_sizes_the_footer_does_not_record(tmp_path):
+    path = tmp_path / "old.parquet"
+    write_sample(path)
+
+    def forget(meta):
+        for group in meta.row_groups:
+            group.total_compressed_size = group.file_offset = None
+
+    rewrite_footer(path, forget)
+    result = run("meta", path)
+    assert result.code == 0, result.err
+    lines = [line for line in result.out.splitlines() if line.startswith("row group ")]
+    assert len(lines) == 3
+    for line in lines:
+        assert line.startswith("row group ") and ": 100 rows, " in line and line.endswith(" uncompressed"), line
+        assert "None" not in line and " , " not in line and "  compressed" not in line
