@@ -165,12 +165,14 @@ def run_starts(take: np.ndarray) -> np.ndarray:
 def ramp(n: int) -> np.ndarray:
     """``np.arange(n)`` (int64, read-only), kept between calls up to a size."""
     global _RAMP
-    if n > len(_RAMP):
+    kept = _RAMP  # (read once: another thread may replace it meanwhile, with a shorter one)
+    if n > len(kept):
         if n > _MAX_RAMP:
             return np.arange(n, dtype=np.int64)
-        _RAMP = np.arange(min(max(n, 2 * len(_RAMP)), _MAX_RAMP), dtype=np.int64)
-        _RAMP.flags.writeable = False
-    return _RAMP[:n]
+        kept = np.arange(min(max(n, 2 * len(kept)), _MAX_RAMP), dtype=np.int64)
+        kept.flags.writeable = False
+        _RAMP = kept
+    return kept[:n]
 
 
 _MAX_RAMP = 1 << 21
