@@ -3,7 +3,7 @@
 For every column chunk: walk the pages and check each CRC-32, decode every
 page, count the rows, and hold the data against what the file claims about
 it - chunk and page statistics (min/max by the column's sort order, null
-counts), the column index and offset index, the bloom filter. The footer is
+counts), a geospatial column's bounding box and geometry types, the column index and offset index, the bloom filter. The footer is
 checked on open (its signature too, for encrypted files read with keys),
 and the row counts of row groups against the footer's.
 """
@@ -36,6 +36,7 @@ from parquet_codec.cli.render import show_bound
 from parquet_codec.column import read_column_chunk
 from parquet_codec.errors import MetadataError, ParquetError, UnsupportedError
 from parquet_codec.format.ttypes import PageType
+from parquet_codec.geospatial import geospatial_statistics
 from parquet_codec.io import ByteSource
 from parquet_codec.levels import LeafData
 from parquet_codec.limits import memory_budget
@@ -252,6 +253,8 @@ class ChunkCheck:
             self.find(f"pages hold {rows} rows, the row group declares {self.num_rows}")
         info = logical_info(self.chunk.leaf.element)
         self._check_statistics(meta.statistics, leaf_data.values, self._nulls(leaf_data.def_levels), info)
+        if info.geo is not None and meta.geospatial_statistics is not None:
+            self._check_geospatial(meta.geospatial_statistics, leaf_data.values, info.geo.geography)
         for page in pages:
             self._check_page(page, leaf_data.values, info)
         self._check_page_index(pages, leaf_data.values, info, data, start)
@@ -309,6 +312,29 @@ class ChunkCheck:
         lo, hi = stat_bounds(stats, info)
         exact = (stats.is_min_value_exact, stats.is_max_value_exact) if stats.min_value is not None else (None, None)
         self._check_bounds(lo, hi, values, info, page, what, exact)
+
+    def _check_geospatial(self, stats: Any, values: Array, geography: bool) -> None:
+        """The stored types must hold every geometry's type, and a GEOMETRY
+        box every coordinate (X may wrap around the antimeridian: xmin >
+        xmax). A GEOGRAPHY box comes from spherical arithmetic, which puts
+        vertices on its edges only up to rounding: it is not checked."""
+        actual = geospatial_statistics(values)
+        if actual is None:
+            self.find("geospatial statistics, but a value is not WKB")
+            return
+        missing = sorted(set(actual.geospatial_types) - set(stats.geospatial_types or actual.geospatial_types))
+        if missing:
+            self.find(f"geospatial statistics types {stats.geospatial_types} lack {missing}, present in the data")
+        box, real = stats.bbox, actual.bbox
+        if box is None or real is None or geography:
+            return
+        for axis in "xyzm":
+            lo, hi = getattr(box, f"{axis}min"), getattr(box, f"{axis}max")
+            real_lo, real_hi = getattr(real, f"{axis}min"), getattr(real, f"{axis}max")
+            if None in (lo, hi, real_lo, real_hi) or (axis == "x" and lo > hi):
+                continue
+            if real_lo < lo or real_hi > hi:
+                self.find(f"geospatial statistics {axis} range [{lo}, {hi}] but the data spans [{real_lo}, {real_hi}]")
 
     def _check_bounds(self, lo: bytes | None, hi: bytes | None, values: Array, info: LogicalInfo,
                       page: int | None, what: str, exact: tuple[bool | None, bool | None] = (None, None)) -> None:

@@ -226,3 +226,37 @@ def test_verify_reports_schemas_in_the_footer_that_do_not_decode(tmp_path, key, 
     result = run("verify", "-q", path)
     assert result.code == 1, result.out
     assert result.out.startswith(f"{path}: footer: ") and message in result.out, result.out
+
+
+def test_geospatial_statistics_are_held_against_the_geometries(tmp_path):
+    import pyarrow as pa
+
+    from tests.test_geospatial import _coords, _count, _Wkb, _wkb
+
+    values = [_wkb(1, _coords([(1.0, 2.0)])), None, _wkb(2, _count(2) + _coords([(-3.0, 4.0), (5.0, -6.0)]))]
+    table = pa.table({"g": pa.ExtensionArray.from_storage(_Wkb(), pa.array(values, pa.binary()))})
+    good, lying = tmp_path / "good.parquet", tmp_path / "lying.parquet"
+    pc.write_table(table, good)
+    pc.write_table(table, lying)
+
+    def lie(meta) -> None:
+        stats = meta.row_groups[0].columns[0].meta_data.geospatial_statistics
+        stats.bbox.xmax = 4.0  # the data reaches 5
+        stats.geospatial_types = [2]  # a point too
+
+    rewrite_footer(lying, lie)
+    result = run("verify", "good.parquet", "lying.parquet", cwd=tmp_path)
+    assert result.code == 1
+    assert _findings(result, "good.parquet") == []
+    assert _findings(result, "lying.parquet") == [
+        "lying.parquet: row group 0, column 'g': geospatial statistics types [2] lack [1], present in the data",
+        "lying.parquet: row group 0, column 'g': geospatial statistics x range [-3.0, 4.0] but the data spans "
+        "[-3.0, 5.0]",
+    ]
+
+
+@requires_corpus()
+def test_geospatial_corpus_files_are_clean():
+    files = sorted(p.name for p in corpus("geospatial").glob("*.parquet"))
+    result = run("verify", *files, cwd=corpus("geospatial"))
+    assert result.code == 0, result.out
