@@ -38,12 +38,11 @@ environment fixes the thresholds instead (and this has no effect).
 from __future__ import annotations
 
 import mmap
-import os
 import sys
-import threading
-import weakref
 
 import numpy as np
+
+from parquet_codec.fork_safe import ForkSafeLock
 
 #: Smaller arrays come from malloc, which keeps and reuses them itself.
 MIN_POOLED_BYTES = 1 << 20
@@ -65,8 +64,7 @@ class BufferPool:
         self.min_bytes = min_bytes
         self._allocate = _mapped if mapped else _numpy_bytes
         self._buffers: list[np.ndarray] = []  # least recently handed out first
-        self._lock = threading.Lock()
-        _POOLS.add(self)
+        self._lock = ForkSafeLock()
 
     def empty(self, count: int, dtype: np.dtype | type) -> np.ndarray:
         """An uninitialized 1-D array of ``count`` items of ``dtype``, like ``np.empty``."""
@@ -127,21 +125,6 @@ class BufferPool:
 # share the pool's buffers with its parent, and each would write into the
 # memory the other still reads (copy-on-write keeps them apart).
 _PRIVATE = {"flags": mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS} if hasattr(mmap, "MAP_PRIVATE") else {}
-
-
-_POOLS: weakref.WeakSet[BufferPool] = weakref.WeakSet()
-
-
-def _unlock_in_child() -> None:
-    """A fresh lock for every pool in a forked child: a lock another thread
-    held at the fork stays held there, with no thread left to release it.
-    The pool itself is consistent (a buffer being claimed is merely not kept)."""
-    for pool in list(_POOLS):
-        pool._lock = threading.Lock()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_unlock_in_child)
 
 
 def _mapped(size: int) -> np.ndarray:

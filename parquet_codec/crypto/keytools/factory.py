@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import base64
 import os
-import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from datetime import timedelta
@@ -44,6 +43,7 @@ from parquet_codec.crypto.properties import (
     FileEncryptionProperties,
 )
 from parquet_codec.errors import DecryptionError, EncryptionError
+from parquet_codec.fork_safe import ForkSafeLock
 
 DEFAULT_CACHE_LIFETIME = 600.0  # seconds, parquet-java's and Arrow's default
 ROTATION_CYCLE = 3600.0  # seconds: rotations this close together share new KEKs
@@ -122,7 +122,7 @@ class _KekCache:
     to write (by master key id) and those unwrapped to read (by KEK id)."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self._lock = ForkSafeLock()
         self._write: dict[tuple[str, str], dict[str, tuple[tuple[bytes, bytes, str], float]]] = {}
         self._read: dict[str, dict[str, tuple[bytes, float]]] = {}
 
