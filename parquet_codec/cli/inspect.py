@@ -7,9 +7,12 @@ import datetime
 import decimal
 import json
 import os
+import re
 import sys
 import uuid
 from typing import Any
+
+import numpy as np
 
 from parquet_codec.arrow_schema import ARROW_SCHEMA_KEY, field_text, schema_from_metadata
 from parquet_codec.cli.common import (
@@ -47,6 +50,7 @@ from parquet_codec.types import LogicalInfo, logical_info
 
 SPARK_SCHEMA_KEY = "org.apache.spark.sql.parquet.row.metadata"
 _DATA_PAGES = (PageType.DATA_PAGE, PageType.DATA_PAGE_V2)
+_NANOS = re.compile(r"(\.\d{6})(\d{1,3})(?!\d)")
 
 
 # ---------------------------------------------------------------- meta
@@ -510,10 +514,7 @@ def parse_value(text: str, info: LogicalInfo) -> Any:
         if kind == "time":
             return datetime.time.fromisoformat(text)
         if kind in ("timestamp", "int96"):
-            value = datetime.datetime.fromisoformat(text)
-            if (kind == "int96" or info.utc) and value.tzinfo is None:
-                value = value.replace(tzinfo=datetime.timezone.utc)
-            return value
+            return _parse_timestamp(text, kind == "int96" or info.utc)
         if kind == "uuid":
             return uuid.UUID(text)
         if kind in ("binary", "bson", "fixed_binary", "interval"):
@@ -521,6 +522,24 @@ def parse_value(text: str, info: LogicalInfo) -> Any:
     except (ValueError, KeyError, decimal.InvalidOperation):
         raise SchemaError(f"{text!r} is not a {kind} value") from None
     return text
+
+
+def _parse_timestamp(text: str, utc: bool) -> Any:
+    """An ISO timestamp; digits past the microsecond (NANOS columns hold them) make
+    it a ``datetime64[ns]``, as ``datetime`` would drop them and look up a
+    different instant. A naive text on a UTC-adjusted column is taken as UTC."""
+    match = _NANOS.search(text)
+    nanos = int(match.group(2).ljust(3, "0")) if match else 0
+    if match:
+        text = text[:match.start(2)] + text[match.end(2):]
+    value = datetime.datetime.fromisoformat(text)
+    if utc and value.tzinfo is None:
+        value = value.replace(tzinfo=datetime.timezone.utc)
+    if not nanos:
+        return value
+    if value.tzinfo is not None:
+        value = value.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+    return np.datetime64(value, "us").astype("datetime64[ns]") + np.timedelta64(nanos, "ns")
 
 
 __all__ = [

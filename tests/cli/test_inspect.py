@@ -149,6 +149,16 @@ def test_bloom_of_a_boolean_column_never_answers_absent(tmp_path):
     assert [r["result"] for r in result.json_lines()] == ["maybe present", "maybe present"]
 
 
+def test_bloom_looks_up_timestamps_to_the_nanosecond(tmp_path):
+    path = tmp_path / "nanos.parquet"
+    stamps = pa.array([1577836800123456789, 1609459200500000000], pa.timestamp("ns"))
+    pq.write_table(pa.table({"ts": stamps}), path, bloom_filter_options={"ts": True})
+    result = run("bloom", path, "--column", "ts", "--json", "2020-01-01T00:00:00.123456789",
+                 "2020-01-01T00:00:00.123456789+00:00", "2020-01-01T00:00:00.12345678", "2021-01-01T00:00:00.5")
+    assert result.code == 0, result.err
+    assert [r["result"] for r in result.json_lines()] == ["maybe present", "maybe present", "absent", "maybe present"]
+
+
 @requires_corpus()
 def test_index_and_bloom_of_encrypted_columns():
     # parquet-java's file: row i holds double_field i + 0.5 and float_field i + 0.25, both under column keys.
