@@ -512,7 +512,7 @@ def parse_value(text: str, info: LogicalInfo) -> Any:
         if kind == "date":
             return datetime.date.fromisoformat(text)
         if kind == "time":
-            return datetime.time.fromisoformat(text)
+            return _parse_time(text, info)
         if kind in ("timestamp", "int96"):
             return _parse_timestamp(text, kind == "int96" or info.utc)
         if kind == "uuid":
@@ -524,14 +524,30 @@ def parse_value(text: str, info: LogicalInfo) -> Any:
     return text
 
 
+def _split_nanos(text: str) -> tuple[str, int]:
+    """``text`` without the digits past the microsecond, and those as nanoseconds."""
+    match = _NANOS.search(text)
+    if match is None:
+        return text, 0
+    return text[:match.start(2)] + text[match.end(2):], int(match.group(2).ljust(3, "0"))
+
+
+def _parse_time(text: str, info: LogicalInfo) -> Any:
+    """An ISO time of day; on a NANOS column, one given past the microsecond is
+    its count of nanoseconds after midnight (a ``time`` cannot hold them)."""
+    text, nanos = _split_nanos(text)
+    value = datetime.time.fromisoformat(text)
+    if not nanos or info.unit != "ns":
+        return value
+    seconds = (value.hour * 60 + value.minute) * 60 + value.second
+    return (seconds * 10**6 + value.microsecond) * 1000 + nanos
+
+
 def _parse_timestamp(text: str, utc: bool) -> Any:
     """An ISO timestamp; digits past the microsecond (NANOS columns hold them) make
     it a ``datetime64[ns]``, as ``datetime`` would drop them and look up a
     different instant. A naive text on a UTC-adjusted column is taken as UTC."""
-    match = _NANOS.search(text)
-    nanos = int(match.group(2).ljust(3, "0")) if match else 0
-    if match:
-        text = text[:match.start(2)] + text[match.end(2):]
+    text, nanos = _split_nanos(text)
     value = datetime.datetime.fromisoformat(text)
     if utc and value.tzinfo is None:
         value = value.replace(tzinfo=datetime.timezone.utc)

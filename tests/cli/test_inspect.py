@@ -159,6 +159,14 @@ def test_bloom_looks_up_timestamps_to_the_nanosecond(tmp_path):
     assert [r["result"] for r in result.json_lines()] == ["maybe present", "maybe present", "absent", "maybe present"]
 
 
+def test_bloom_looks_up_times_of_day_to_the_nanosecond(tmp_path):
+    path = tmp_path / "nanos.parquet"
+    pq.write_table(pa.table({"t": pa.array([1, 2], pa.time64("ns"))}), path, bloom_filter_options={"t": True})
+    result = run("bloom", path, "--column", "t", "--json", "00:00:00.000000001", "00:00:00.000000003")
+    assert result.code == 0, result.err
+    assert [r["result"] for r in result.json_lines()] == ["maybe present", "absent"]
+
+
 @requires_corpus()
 def test_index_and_bloom_of_encrypted_columns():
     # parquet-java's file: row i holds double_field i + 0.5 and float_field i + 0.25, both under column keys.
