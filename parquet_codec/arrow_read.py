@@ -98,8 +98,14 @@ class ArrowReadOptions:
 DEFAULT = ArrowReadOptions()
 
 
-def geo_metadata(key_value: Mapping[str, str | None] | None) -> tuple[tuple[str, str], ...]:
-    """A file's key-value metadata as :attr:`ArrowReadOptions.geo_metadata` takes it."""
+def geo_metadata(leaves: Iterable[Any], key_value: Mapping[str, str | None] | None
+                 ) -> tuple[tuple[str, str], ...] | None:
+    """A file's key-value metadata as :attr:`ArrowReadOptions.geo_metadata`
+    takes it; None when none of its ``leaves`` (schema nodes) is annotated
+    GEOMETRY or GEOGRAPHY, so that other files' leaves are not looked at again."""
+    annotations = (leaf.element.logicalType for leaf in leaves)
+    if not any(lt is not None and (lt.GEOMETRY is not None or lt.GEOGRAPHY is not None) for lt in annotations):
+        return None
     return tuple((k, v) for k, v in (key_value or {}).items() if v is not None)
 
 

@@ -146,7 +146,8 @@ class ParquetFile:
         """The reading options the tables get: a stored Arrow schema overrides some."""
         if self._arrow[1]:
             return self.read_options.with_stored_schema()
-        return replace(self.read_options, geo_metadata=geo_metadata(self.metadata.key_value_metadata))
+        return replace(self.read_options,
+                       geo_metadata=geo_metadata(self.schema.leaves, self.metadata.key_value_metadata))
 
     def _table(self, schema: Schema, arrays: dict[str, Array], num_rows: int,
                dictionaries: dict[str, list[Array]] | None = None) -> Table:
@@ -534,7 +535,7 @@ def arrow_schema(footer: FileMetadata) -> Any:
     schema = footer.schema
     metadata, origin = split_metadata(footer.key_value_metadata, schema.fields)
     options = DEFAULT_READ.with_stored_schema() if origin else \
-        replace(DEFAULT_READ, geo_metadata=geo_metadata(footer.key_value_metadata))
+        replace(DEFAULT_READ, geo_metadata=geo_metadata(schema.leaves, footer.key_value_metadata))
     with _refused_as_limit(f"the Arrow schema of {len(schema.leaves)} columns does not fit in memory"):
         arrays = {f.name: _empty(f) for f in schema.fields}
         return Table(schema, arrays, 0, metadata=metadata, origin=origin, read_options=options).to_arrow().schema
